@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// `npm test`: prepares one migrated PGlite template, runs every *.test.ts file with node:test
+// (each file in its own process, on its own copy of the template, or its own PostgreSQL schema
+// when TEST_DATABASE_URL is set), then runs the OpenAPI coverage check over the operations the
+// suite called. Extra arguments are test files to run instead of the whole suite.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-test-'));
+const template = path.join(work, 'pglite-template');
+const coverageDir = path.join(work, 'operations');
+fs.mkdirSync(coverageDir);
+
+function testFiles(dir) {
+  return fs
+    .readdirSync(path.join(root, dir), { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => path.join(dir, f))
+    .sort();
+}
+
+const selected = process.argv.slice(2);
+const files = selected.length > 0 ? selected : [...testFiles('src'), ...testFiles('test')];
+const env = {
+  ...process.env,
+  TEST_PGLITE_TEMPLATE: template,
+  TEST_COVERAGE_DIR: coverageDir,
+  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --no-warnings=ExperimentalWarning`.trim(),
+};
+
+console.log(`database: ${process.env.TEST_DATABASE_URL ? 'PostgreSQL (TEST_DATABASE_URL)' : 'PGlite'}; ${files.length} test files`);
+const prepared = spawnSync(process.execPath, ['--import', 'tsx', 'test/support/prepare-template.ts', template], { cwd: root, env, stdio: 'inherit' });
+if (prepared.status !== 0) process.exit(prepared.status ?? 1);
+
+const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+const run = (args) => spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...args], { cwd: root, env, stdio: 'inherit' });
+
+const suite = run(files);
+let status = suite.status ?? 1;
+if (selected.length === 0) {
+  const coverage = run(['test/openapi-coverage.check.ts']);
+  if (coverage.status !== 0) status = coverage.status ?? 1;
+}
+fs.rmSync(work, { recursive: true, force: true });
+process.exit(status);

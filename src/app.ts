@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import cors from '@fastify/cors';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Config } from './config.ts';
+import { registerAuditTrail } from './platform/audit.ts';
+import { registerAuthentication } from './platform/auth/authenticate.ts';
+import type { Clock } from './platform/clock.ts';
+import type { DatabaseHandle } from './platform/db/database.ts';
+import { registerErrorHandling } from './platform/http/error-handler.ts';
+import { enforceRouteConventions, registerOpenApi } from './platform/http/openapi.ts';
+import { registerValidation } from './platform/http/validation.ts';
+import { registerIdempotency } from './platform/idempotency.ts';
+import type { Mailer } from './platform/mailer.ts';
+import { createMetrics, registerMetrics } from './platform/metrics.ts';
+import { createPlatform, type Platform } from './platform/platform.ts';
+import { healthRoutes } from './modules/health/routes.ts';
+import { authRoutes } from './modules/auth/routes.ts';
+import { workspacesRoutes } from './modules/workspaces/routes.ts';
+import { apiKeysRoutes } from './modules/api-keys/routes.ts';
+import { auditLogRoutes } from './modules/audit-log/routes.ts';
+
+export interface AppInputs {
+  config: Config;
+  database: DatabaseHandle;
+  clock: Clock;
+  jwtSecret: string;
+  redis?: Redis;
+  mailer?: Mailer;
+  /** A pino logger; by default one at config.logLevel. */
+  logger?: FastifyBaseLogger;
+  /** Called on the bare app before any route is added (observers such as the tests' operation recorder). */
+  instrument?: (app: FastifyInstance) => void;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Builds the whole HTTP app from its inputs. Does not listen and starts no worker. */
+export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstance; platform: Platform }> {
+  const { config } = inputs;
+  const app = Fastify({
+    ...(inputs.logger ? { loggerInstance: inputs.logger } : { logger: { level: config.logLevel } }),
+    bodyLimit: 1024 * 1024,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `req_${randomBytes(10).toString('hex')}`;
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const platform = createPlatform({ ...inputs, logger: app.log });
+  inputs.instrument?.(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  registerValidation(app);
+  registerErrorHandling(app);
+  enforceRouteConventions(app);
+  await registerOpenApi(app, { publicBaseUrl: config.publicBaseUrl });
+  if (config.corsOrigins.length > 0) {
+    await app.register(cors, { origin: config.corsOrigins, exposedHeaders: ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'] });
+  }
+  registerMetrics(app, createMetrics(), config.metricsToken);
+  registerAuthentication(app, platform);
+  registerIdempotency(app, platform);
+  registerAuditTrail(app, platform.audit);
+
+  // The modules, one plugin each; each builds its own service from the platform.
+  await app.register(healthRoutes(platform));
+  await app.register(authRoutes(platform));
+  await app.register(workspacesRoutes(platform));
+  await app.register(apiKeysRoutes(platform));
+  await app.register(auditLogRoutes(platform));
+
+  app.addHook('onClose', async () => {
+    await platform.keyUsage.flush();
+  });
+  return { app, platform };
+}

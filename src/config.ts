@@ -1,0 +1,166 @@
+// Every environment variable the service reads, parsed once into a typed value.
+// A bad value throws ConfigError naming the variable; server.ts prints that one line and exits.
+// docs/configuration.md lists each variable; keep the two in step.
+import path from 'node:path';
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function str(env: Env, name: string, fallback: string): string {
+  return read(env, name) ?? fallback;
+}
+
+function optional(env: Env, name: string): string | undefined {
+  return read(env, name);
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `expected an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function decimal(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value)) throw new ConfigError(name, `expected a number, got "${raw}"`);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (['true', '1', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['false', '0', 'no'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+function oneOf<const T extends readonly string[]>(env: Env, name: string, allowed: T, fallback: T[number]): T[number] {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!allowed.includes(raw)) throw new ConfigError(name, `expected one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T[number];
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `expected a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses a retry schedule such as `0,1m,5m` or `1s,2s` into millisecond offsets from the first attempt. */
+export function parseSchedule(name: string, raw: string): number[] {
+  const offsets = raw.split(',').map((part) => {
+    const match = /^(\d+)(ms|s|m|h|d)?$/.exec(part.trim());
+    if (!match) throw new ConfigError(name, `expected durations like "1s,2s" or "1m,5m", got "${part.trim()}"`);
+    return Number(match[1]) * DURATION_UNITS[match[2] ?? 's'];
+  });
+  for (let i = 1; i < offsets.length; i++) {
+    if (offsets[i] < offsets[i - 1]) throw new ConfigError(name, 'offsets must not decrease');
+  }
+  return offsets;
+}
+
+function schedule(env: Env, name: string, fallback: string): number[] {
+  return parseSchedule(name, read(env, name) ?? fallback);
+}
+
+function csv(env: Env, name: string): string[] {
+  const raw = read(env, name);
+  return raw === undefined ? [] : raw.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+export const ROLES = ['all', 'api', 'worker'] as const;
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function loadConfig(env: Env = process.env) {
+  const dataDir = path.resolve(str(env, 'DATA_DIR', './data'));
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/$/, '');
+  const jwtSecret = optional(env, 'JWT_SECRET');
+  if (jwtSecret !== undefined && jwtSecret.length < 32) {
+    throw new ConfigError('JWT_SECRET', 'must be at least 32 characters');
+  }
+  return {
+    port,
+    host: str(env, 'HOST', '0.0.0.0'),
+    dataDir,
+    publicBaseUrl,
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    role: oneOf(env, 'ROLE', ROLES, 'all'),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    corsOrigins: csv(env, 'CORS_ORIGINS'),
+    metricsToken: optional(env, 'METRICS_TOKEN'),
+    auth: {
+      /** Undefined means: generate once and keep it in DATA_DIR (see platform/auth/jwt-secret.ts). */
+      jwtSecret,
+      accessTokenTtlSeconds: int(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 1, 86_400 * 30),
+      refreshTokenTtlSeconds: int(env, 'REFRESH_TOKEN_TTL_SECONDS', 30 * 86_400, 60, 86_400 * 365),
+    },
+    signupCreditUsd: decimal(env, 'SIGNUP_CREDIT_USD', 10, 0, 1_000_000),
+    rateLimit: {
+      userPerMin: int(env, 'RATE_LIMIT_USER_PER_MIN', 100, 1, 1_000_000),
+      ipPerMin: int(env, 'RATE_LIMIT_IP_PER_MIN', 30, 1, 1_000_000),
+      demoPerMin: int(env, 'RATE_LIMIT_DEMO_PER_MIN', 3, 1, 1_000_000),
+    },
+    webhooks: {
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      agentSchedule: schedule(env, 'WEBHOOK_RETRY_SCHEDULE', '0,1m,5m,30m,2h,6h,24h'),
+      tenantSchedule: schedule(env, 'TENANT_WEBHOOK_RETRY_SCHEDULE', '0,1m,5m'),
+      concurrency: int(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
+    },
+    allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
+    sandboxSpeed: decimal(env, 'SANDBOX_SPEED', 20, 0.1, 10_000),
+    telephonyProvider: oneOf(env, 'TELEPHONY_PROVIDER', ['sandbox', 'twilio'] as const, 'sandbox'),
+    paymentsProvider: oneOf(env, 'PAYMENTS_PROVIDER', ['sandbox', 'stripe'] as const, 'sandbox'),
+    llm: {
+      baseUrl: url(env, 'LLM_BASE_URL', ['http:', 'https:']),
+      apiKey: optional(env, 'LLM_API_KEY'),
+      model: str(env, 'LLM_MODEL', 'gpt-4o-mini'),
+    },
+    embeddings: {
+      baseUrl: url(env, 'EMBEDDINGS_BASE_URL', ['http:', 'https:']),
+      apiKey: optional(env, 'EMBEDDINGS_API_KEY'),
+      model: str(env, 'EMBEDDINGS_MODEL', 'text-embedding-3-small'),
+    },
+    livekit: {
+      url: url(env, 'LIVEKIT_URL', ['ws:', 'wss:', 'http:', 'https:']),
+      apiKey: optional(env, 'LIVEKIT_API_KEY'),
+      apiSecret: optional(env, 'LIVEKIT_API_SECRET'),
+    },
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: str(env, 'MAIL_FROM', 'Voice Agent Platform <no-reply@localhost>'),
+  };
+}
+
+export type Config = ReturnType<typeof loadConfig>;

@@ -1,0 +1,138 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/schema.ts';
+import { AppError, forbidden, notFound } from '../errors.ts';
+import type { RateLimiter } from '../rate-limit.ts';
+import { sha256Hex } from '../secrets.ts';
+import { type Access, type Principal, ROLE_SCOPE, scopeAllows, type WorkspaceContext } from './access.ts';
+import { isWellFormedApiKey, looksLikeApiKey } from './api-key-format.ts';
+import type { ApiKeyUsageRecorder } from './api-key-usage.ts';
+import type { JwtSigner } from './jwt.ts';
+
+// The request gate, run as onRequest (before the body is read, so an unauthenticated request
+// is a 401 whatever its body): authenticate, resolve the workspace, check the scope, count the
+// request against its rate-limit bucket.
+
+export interface AuthenticationDeps {
+  db: Database;
+  jwt: JwtSigner;
+  clock: Clock;
+  rateLimiter: RateLimiter;
+  keyUsage: ApiKeyUsageRecorder;
+}
+
+const BEARER = /^Bearer\s+(\S+)$/i;
+const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Bearer' };
+
+function bearerToken(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  const match = header ? BEARER.exec(header) : null;
+  if (!match) {
+    throw new AppError('unauthorized', 'send Authorization: Bearer <access token or API key>', { headers: WWW_AUTHENTICATE });
+  }
+  return match[1];
+}
+
+export function registerAuthentication(app: FastifyInstance, deps: AuthenticationDeps) {
+  const { db, jwt, clock, rateLimiter, keyUsage } = deps;
+
+  async function limit(reply: FastifyReply, bucket: 'principal' | 'ip' | 'demo', key: string) {
+    const result = await rateLimiter.consume(bucket, key);
+    reply.headers(result.headers);
+    if (!result.allowed) {
+      throw new AppError('rate_limited', `rate limit of ${result.limit} requests per minute exceeded; retry after ${result.resetSeconds} s`);
+    }
+  }
+
+  async function apiKeyPrincipal(request: FastifyRequest, token: string): Promise<Principal & { type: 'api_key' }> {
+    const invalid = new AppError('unauthorized', 'the API key is invalid or revoked', { headers: WWW_AUTHENTICATE });
+    if (!isWellFormedApiKey(token)) throw invalid;
+    const row = await db
+      .selectFrom('api_keys')
+      .select(['id', 'name', 'workspace_id', 'scope', 'revoked_at'])
+      .where('key_hash', '=', sha256Hex(token))
+      .executeTakeFirst();
+    if (!row || row.revoked_at) throw invalid;
+    keyUsage.noteUse({ keyId: row.id, keyName: row.name, workspaceId: row.workspace_id, ip: request.ip, userAgent: request.headers['user-agent'] ?? null, requestId: String(request.id) });
+    return { type: 'api_key', keyId: row.id, keyName: row.name, workspaceId: row.workspace_id, scope: row.scope };
+  }
+
+  async function userPrincipal(token: string): Promise<Principal & { type: 'user' }> {
+    const now = clock.now();
+    const claims = await jwt.verify(token, now);
+    const row = await db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .select(['sessions.id as session_id', 'sessions.revoked_at', 'sessions.expires_at', 'users.id as user_id', 'users.email', 'users.name'])
+      .where('sessions.id', '=', claims.sid)
+      .executeTakeFirst();
+    if (!row || row.user_id !== claims.sub || row.revoked_at || new Date(row.expires_at) <= now) {
+      throw new AppError('invalid_token', 'the session of this access token has ended; log in again', {
+        headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+      });
+    }
+    keyUsage.noteSession(row.session_id);
+    return { type: 'user', userId: row.user_id, sessionId: row.session_id, email: row.email, name: row.name };
+  }
+
+  async function workspaceFor(request: FastifyRequest, principal: Principal): Promise<WorkspaceContext> {
+    if (principal.type === 'api_key') {
+      return { workspaceId: principal.workspaceId, scope: principal.scope, actor: { type: 'api_key', id: principal.keyId, name: principal.keyName } };
+    }
+    const requested = request.headers['x-workspace-id'];
+    let query = db.selectFrom('memberships').select(['workspace_id', 'role']).where('user_id', '=', principal.userId);
+    query = typeof requested === 'string' && requested !== ''
+      ? query.where('workspace_id', '=', requested)
+      : query.orderBy('created_at', 'asc').orderBy('workspace_id', 'asc').limit(1);
+    const membership = await query.executeTakeFirst();
+    if (!membership) throw notFound('workspace');
+    return {
+      workspaceId: membership.workspace_id,
+      scope: ROLE_SCOPE[membership.role],
+      role: membership.role,
+      userId: principal.userId,
+      actor: { type: 'user', id: principal.userId, name: principal.email },
+    };
+  }
+
+  app.decorateRequest('principal', null);
+  app.decorateRequest('workspace', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    const access: Access | undefined = request.routeOptions.config?.access;
+    if (!access) return;
+    if (access.auth === 'public') {
+      const bucket = access.limit ?? 'ip';
+      if (bucket !== 'none') await limit(reply, bucket === 'demo' ? 'demo' : 'ip', request.ip);
+      return;
+    }
+    const token = bearerToken(request);
+    const principal = looksLikeApiKey(token) ? await apiKeyPrincipal(request, token) : await userPrincipal(token);
+    request.principal = principal;
+    if (principal.type === 'api_key' && (access.auth === 'user' || access.userOnly)) {
+      throw forbidden('this operation needs a user access token (JWT), not an API key');
+    }
+    if (access.auth === 'workspace') {
+      const workspace = await workspaceFor(request, principal);
+      request.workspace = workspace;
+      const readOnlyMethod = request.method === 'GET' || request.method === 'HEAD';
+      if (!scopeAllows(workspace.scope, access.scope) || (workspace.scope === 'read-only' && !readOnlyMethod)) {
+        throw new AppError('insufficient_scope', `this operation needs the ${access.scope} scope; the caller has ${workspace.scope}`);
+      }
+    }
+    await limit(reply, 'principal', principal.type === 'user' ? principal.userId : principal.keyId);
+  });
+}
+
+/** The workspace context of a workspace route; the gate has set it. */
+export function workspaceOf(request: FastifyRequest): WorkspaceContext {
+  if (!request.workspace) throw new AppError('internal', 'route has no workspace context');
+  return request.workspace;
+}
+
+/** The user principal of a user route; the gate has set it. */
+export function userOf(request: FastifyRequest): Principal & { type: 'user' } {
+  const principal = request.principal;
+  if (!principal || principal.type !== 'user') throw forbidden('this operation needs a user access token (JWT)');
+  return principal;
+}

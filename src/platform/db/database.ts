@@ -1,0 +1,81 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { PGlite, types as pgliteTypes } from '@electric-sql/pglite';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import { migrations } from './migrations/index.ts';
+import type { DB } from './schema.ts';
+
+export interface DatabaseOptions {
+  /** PostgreSQL connection string; when absent the embedded PGlite in `dataDir` is used. */
+  databaseUrl?: string;
+  /** Directory of the embedded database (`DATA_DIR/pglite`). */
+  pgliteDir?: string;
+  /** PostgreSQL schema to use (tests give each run its own); created when missing. */
+  schema?: string;
+  poolSize?: number;
+}
+
+export interface DatabaseHandle {
+  db: Kysely<DB>;
+  kind: 'pglite' | 'postgres';
+  /** The raw PGlite instance (LISTEN/NOTIFY on the embedded database). */
+  pglite?: PGlite;
+  /** The pg pool (LISTEN/NOTIFY across PostgreSQL instances). */
+  pool?: pg.Pool;
+  schema?: string;
+  close(): Promise<void>;
+}
+
+// bigint columns hold micro-USD and counters, all far below 2^53: read them as numbers.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) {
+    const schema = options.schema;
+    if (schema) {
+      const admin = new pg.Client({ connectionString: options.databaseUrl });
+      await admin.connect();
+      await admin.query(`CREATE SCHEMA IF NOT EXISTS "${schema.replaceAll('"', '')}"`);
+      await admin.end();
+    }
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      ...(schema ? { options: `-c search_path="${schema}"` } : {}),
+    });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return { db, kind: 'postgres', pool, schema, close: () => db.destroy() };
+  }
+  const dir = options.pgliteDir;
+  if (dir) await fs.mkdir(path.dirname(dir), { recursive: true });
+  const pglite = await PGlite.create(dir, { parsers: { [pgliteTypes.INT8]: (value: string) => Number(value) } });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    kind: 'pglite',
+    pglite,
+    close: async () => {
+      await db.destroy();
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}
+
+export async function migrateToLatest(handle: DatabaseHandle): Promise<void> {
+  const migrator = new Migrator({
+    db: handle.db,
+    provider: { getMigrations: async () => migrations },
+    ...(handle.schema ? { migrationTableSchema: handle.schema } : {}),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
+  }
+}
+
+export async function pingDatabase(db: Kysely<DB>): Promise<void> {
+  await sql`select 1`.execute(db);
+}

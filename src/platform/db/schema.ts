@@ -1,0 +1,12 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { FoundationTables } from './foundation-tables.ts';
+import type { WebhookTables } from '../../modules/webhooks/tables.ts';
+import type { AgentTables } from '../../modules/agents/tables.ts';
+import type { KnowledgeBaseTables } from '../../modules/knowledge-base/tables.ts';
+
+// The whole database as Kysely sees it: each module declares its own tables and this file joins them.
+export interface DB extends FoundationTables, WebhookTables, AgentTables, KnowledgeBaseTables {}
+
+export type Database = Kysely<DB>;
+/** A repository method takes this so it can run inside the caller's transaction. */
+export type Executor = Kysely<DB> | Transaction<DB>;

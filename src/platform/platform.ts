@@ -1,0 +1,47 @@
+import type { Redis } from 'ioredis';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import { createAuditWriter } from './audit.ts';
+import { createApiKeyUsageRecorder } from './auth/api-key-usage.ts';
+import { createJwtSigner } from './auth/jwt.ts';
+import type { Clock } from './clock.ts';
+import type { DatabaseHandle } from './db/database.ts';
+import { createMailer, type Mailer } from './mailer.ts';
+import { createRateLimiter } from './rate-limit.ts';
+
+// The cross-cutting dependencies every module receives. Built once per app from its inputs;
+// nothing here is a module-level singleton.
+
+export interface PlatformInputs {
+  config: Config;
+  database: DatabaseHandle;
+  clock: Clock;
+  jwtSecret: string;
+  redis?: Redis;
+  logger: FastifyBaseLogger;
+  mailer?: Mailer;
+}
+
+export function createPlatform(inputs: PlatformInputs) {
+  const { config, database, clock, logger } = inputs;
+  const db = database.db;
+  const audit = createAuditWriter({ db, clock });
+  return {
+    config,
+    database,
+    db,
+    clock,
+    logger,
+    redis: inputs.redis,
+    audit,
+    jwt: createJwtSigner(inputs.jwtSecret, config.auth.accessTokenTtlSeconds),
+    mailer: inputs.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir }),
+    keyUsage: createApiKeyUsageRecorder({ db, clock, audit, onError: (err) => logger.warn({ err }, 'usage bookkeeping failed') }),
+    rateLimiter: createRateLimiter(
+      { principalPerMin: config.rateLimit.userPerMin, ipPerMin: config.rateLimit.ipPerMin, demoPerMin: config.rateLimit.demoPerMin },
+      { redis: inputs.redis },
+    ),
+  };
+}
+
+export type Platform = ReturnType<typeof createPlatform>;

@@ -1,0 +1,71 @@
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+
+// Fixed one-minute windows per bucket: principals on authenticated routes, IPs on public routes,
+// IPs on the demo routes. In-process by default; in Redis (shared by every instance) when REDIS_URL is set.
+
+export type RateLimitBucket = 'principal' | 'ip' | 'demo';
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  resetSeconds: number;
+  headers: Record<string, string>;
+}
+
+export interface RateLimiter {
+  consume(bucket: RateLimitBucket, key: string): Promise<RateLimitDecision>;
+}
+
+export interface RateLimitLimits {
+  principalPerMin: number;
+  ipPerMin: number;
+  demoPerMin: number;
+}
+
+const WINDOW_SECONDS = 60;
+
+function decision(limit: number, res: RateLimiterRes, allowed: boolean): RateLimitDecision {
+  const resetSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+  const remaining = Math.max(0, allowed ? res.remainingPoints : 0);
+  const headers: Record<string, string> = {
+    'RateLimit-Limit': String(limit),
+    'RateLimit-Remaining': String(remaining),
+    'RateLimit-Reset': String(resetSeconds),
+    'RateLimit-Policy': `${limit};w=${WINDOW_SECONDS}`,
+  };
+  if (!allowed) headers['Retry-After'] = String(resetSeconds);
+  return { allowed, limit, remaining, resetSeconds, headers };
+}
+
+export function createRateLimiter(limits: RateLimitLimits, options: { redis?: Redis; keyPrefix?: string } = {}): RateLimiter {
+  const points: Record<RateLimitBucket, number> = {
+    principal: limits.principalPerMin,
+    ip: limits.ipPerMin,
+    demo: limits.demoPerMin,
+  };
+  const prefix = options.keyPrefix ?? 'rl';
+  const limiters = Object.fromEntries(
+    (Object.keys(points) as RateLimitBucket[]).map((bucket) => {
+      const opts = { points: points[bucket], duration: WINDOW_SECONDS, keyPrefix: `${prefix}:${bucket}` };
+      const limiter = options.redis
+        ? new RateLimiterRedis({ ...opts, storeClient: options.redis, rejectIfRedisNotReady: false })
+        : new RateLimiterMemory(opts);
+      return [bucket, limiter];
+    }),
+  ) as Record<RateLimitBucket, RateLimiterMemory | RateLimiterRedis>;
+
+  return {
+    async consume(bucket, key) {
+      try {
+        const res = await limiters[bucket].consume(key);
+        return decision(points[bucket], res, true);
+      } catch (rejection) {
+        if (rejection instanceof RateLimiterRes) return decision(points[bucket], rejection, false);
+        throw rejection;
+      }
+    },
+  };
+}

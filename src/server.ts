@@ -1,0 +1,54 @@
+// Process entry: config → database → app → (worker) → listen; graceful shutdown on signals.
+import path from 'node:path';
+import closeWithGrace from 'close-with-grace';
+import { Redis } from 'ioredis';
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { resolveJwtSecret } from './platform/auth/jwt.ts';
+import { systemClock } from './platform/clock.ts';
+import { migrateToLatest, openDatabase } from './platform/db/database.ts';
+
+async function main() {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`configuration error: ${error.message}`);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pglite') });
+  await migrateToLatest(database);
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : undefined;
+  const jwtSecret = await resolveJwtSecret(config.auth.jwtSecret, config.dataDir);
+  const { app } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis });
+
+  // Explicit server timeouts: a slow client cannot hold a socket forever.
+  app.server.requestTimeout = 60_000;
+  app.server.headersTimeout = 30_000;
+  app.server.keepAliveTimeout = 72_000;
+
+  closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
+    if (err) app.log.error({ err }, 'closing after an error');
+    else app.log.info({ signal }, 'shutting down');
+    await app.close();
+    redis?.disconnect();
+    await database.close();
+  });
+
+  if (config.role !== 'worker') {
+    await app.listen({ port: config.port, host: config.host });
+    app.log.info(`docs at ${config.publicBaseUrl}/docs, schema at ${config.publicBaseUrl}/openapi.json (database: ${database.kind})`);
+  } else {
+    await app.ready();
+    app.log.info('worker role: HTTP API not served');
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
