@@ -18,8 +18,13 @@ import { createPlatform, type Platform } from './platform/platform.ts';
 import { healthRoutes } from './modules/health/routes.ts';
 import { authRoutes } from './modules/auth/routes.ts';
 import { workspacesRoutes } from './modules/workspaces/routes.ts';
+import { invitationsRoutes } from './modules/invitations/routes.ts';
 import { apiKeysRoutes } from './modules/api-keys/routes.ts';
 import { auditLogRoutes } from './modules/audit-log/routes.ts';
+import { webhooksRoutes } from './modules/webhooks/routes.ts';
+import { agentsRoutes } from './modules/agents/routes.ts';
+import { catalogRoutes } from './modules/catalog/routes.ts';
+import { knowledgeBaseRoutes } from './modules/knowledge-base/routes.ts';
 
 export interface AppInputs {
   config: Config;
@@ -71,11 +76,17 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   await app.register(healthRoutes(platform));
   await app.register(authRoutes(platform));
   await app.register(workspacesRoutes(platform));
+  await app.register(invitationsRoutes(platform));
   await app.register(apiKeysRoutes(platform));
   await app.register(auditLogRoutes(platform));
+  await app.register(webhooksRoutes(platform));
+  await app.register(agentsRoutes(platform));
+  await app.register(catalogRoutes(platform));
+  await app.register(knowledgeBaseRoutes(platform));
 
   app.addHook('onClose', async () => {
     await platform.keyUsage.flush();
+    await platform.outbound.close();
   });
   return { app, platform };
 }

@@ -7,6 +7,8 @@ import { createJwtSigner } from './auth/jwt.ts';
 import type { Clock } from './clock.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { createMailer, type Mailer } from './mailer.ts';
+import { createOutboundClient } from './outbound/ssrf-guard.ts';
+import { API_VERSION } from './http/openapi.ts';
 import { createRateLimiter } from './rate-limit.ts';
 
 // The cross-cutting dependencies every module receives. Built once per app from its inputs;
@@ -37,6 +39,8 @@ export function createPlatform(inputs: PlatformInputs) {
     jwt: createJwtSigner(inputs.jwtSecret, config.auth.accessTokenTtlSeconds),
     mailer: inputs.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir }),
     keyUsage: createApiKeyUsageRecorder({ db, clock, audit, onError: (err) => logger.warn({ err }, 'usage bookkeeping failed') }),
+    /** HTTP client for user-supplied URLs, behind the SSRF guard. */
+    outbound: createOutboundClient({ allowPrivate: config.allowPrivateUrls, userAgent: `VoiceAgentPlatform/${API_VERSION}` }),
     rateLimiter: createRateLimiter(
       { principalPerMin: config.rateLimit.userPerMin, ipPerMin: config.rateLimit.ipPerMin, demoPerMin: config.rateLimit.demoPerMin },
       { redis: inputs.redis },

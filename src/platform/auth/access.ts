@@ -20,8 +20,10 @@ export type Access =
   /**
    * Acts in one workspace: a JWT (workspace from X-Workspace-Id, else the user's first) or an API key.
    * `scope` is the least scope the caller needs; `userOnly` refuses API keys (403 forbidden).
+   * `workspaceParam` names a path parameter that holds the workspace id (`/workspaces/{id}/...`):
+   * the caller must belong to that workspace (else 404), whatever X-Workspace-Id says.
    */
-  | { auth: 'workspace'; scope: Scope; userOnly?: boolean };
+  | { auth: 'workspace'; scope: Scope; userOnly?: boolean; workspaceParam?: string };
 
 export type Principal =
   | { type: 'user'; userId: string; sessionId: string; email: string; name: string | null }

@@ -75,11 +75,12 @@ export function registerAuthentication(app: FastifyInstance, deps: Authenticatio
     return { type: 'user', userId: row.user_id, sessionId: row.session_id, email: row.email, name: row.name };
   }
 
-  async function workspaceFor(request: FastifyRequest, principal: Principal): Promise<WorkspaceContext> {
+  async function workspaceFor(request: FastifyRequest, principal: Principal, fromParam: string | undefined): Promise<WorkspaceContext> {
     if (principal.type === 'api_key') {
+      if (fromParam !== undefined && fromParam !== principal.workspaceId) throw notFound('workspace');
       return { workspaceId: principal.workspaceId, scope: principal.scope, actor: { type: 'api_key', id: principal.keyId, name: principal.keyName } };
     }
-    const requested = request.headers['x-workspace-id'];
+    const requested = fromParam ?? request.headers['x-workspace-id'];
     let query = db.selectFrom('memberships').select(['workspace_id', 'role']).where('user_id', '=', principal.userId);
     query = typeof requested === 'string' && requested !== ''
       ? query.where('workspace_id', '=', requested)
@@ -113,7 +114,10 @@ export function registerAuthentication(app: FastifyInstance, deps: Authenticatio
       throw forbidden('this operation needs a user access token (JWT), not an API key');
     }
     if (access.auth === 'workspace') {
-      const workspace = await workspaceFor(request, principal);
+      // onRequest runs before Fastify validates params, but it has already matched and parsed them.
+      const params = request.params as Record<string, string> | undefined;
+      const fromParam = access.workspaceParam ? (params?.[access.workspaceParam] ?? '') : undefined;
+      const workspace = await workspaceFor(request, principal, fromParam);
       request.workspace = workspace;
       const readOnlyMethod = request.method === 'GET' || request.method === 'HEAD';
       if (!scopeAllows(workspace.scope, access.scope) || (workspace.scope === 'read-only' && !readOnlyMethod)) {

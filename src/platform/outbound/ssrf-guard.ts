@@ -1,0 +1,185 @@
+import dns from 'node:dns';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { Agent, fetch, type RequestInit } from 'undici';
+import { invalidField } from '../errors.ts';
+
+// Every request to a user-supplied URL (webhooks, agent functions, knowledge-base URLs) goes
+// through here. A URL is refused unless it is http(s) and every address it resolves to is a
+// public unicast address — loopback, private, link-local (cloud metadata), CGNAT, multicast and
+// reserved ranges are refused — unless ALLOW_PRIVATE_URLS=true. The check runs twice: when the
+// URL is saved (assertPublicUrl, a 422 for the caller) and at connect time inside the HTTP agent
+// (so a DNS answer that changes after the first check, "DNS rebinding", cannot reach inside).
+// Redirects are followed by hand, each hop checked; response bodies are capped.
+
+export class UrlRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UrlRefusedError';
+  }
+}
+
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  return parsed.range() === 'unicast';
+}
+
+function parseHttpUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UrlRefusedError('is not a valid URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UrlRefusedError('must use http or https');
+  if (url.username || url.password) throw new UrlRefusedError('must not contain credentials');
+  return url;
+}
+
+const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, '');
+
+/** Refuses a URL that is not http(s) or resolves to a non-public address (unless allowed). */
+export async function assertPublicUrl(raw: string, options: { allowPrivate: boolean }): Promise<URL> {
+  const url = parseHttpUrl(raw);
+  if (options.allowPrivate) return url;
+  const host = hostOf(url);
+  let addresses: string[];
+  if (net.isIP(host)) addresses = [host];
+  else {
+    try {
+      addresses = (await dns.promises.lookup(host, { all: true })).map((a) => a.address);
+    } catch {
+      throw new UrlRefusedError(`host ${host} does not resolve`);
+    }
+  }
+  const refused = addresses.find((a) => !isPublicAddress(a));
+  if (refused !== undefined || addresses.length === 0) {
+    throw new UrlRefusedError(`points to a private, loopback, link-local or reserved address (${refused ?? host})`);
+  }
+  return url;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+
+/** dns.lookup that fails when any answer is not a public address. */
+function guardedLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback) {
+  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, '');
+    const list = addresses as dns.LookupAddress[];
+    const refused = list.find((a) => !isPublicAddress(a.address));
+    if (refused) {
+      const error = new UrlRefusedError(`refused connection to non-public address ${refused.address}`) as Error & NodeJS.ErrnoException;
+      error.code = 'EREFUSED_PRIVATE';
+      return callback(error, '');
+    }
+    if (options.all) return callback(null, list);
+    return callback(null, list[0].address, list[0].family);
+  });
+}
+
+export interface OutboundResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Body bytes, at most maxBytes. */
+  body: Buffer;
+  truncated: boolean;
+  durationMs: number;
+  url: string;
+}
+
+export interface OutboundRequest {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  timeoutMs: number;
+  /** Bytes of the response body kept; the rest is discarded (truncated: true). */
+  maxBytes: number;
+  maxRedirects?: number;
+}
+
+export function createOutboundClient(options: { allowPrivate: boolean; userAgent?: string }) {
+  const agent = new Agent({
+    connect: options.allowPrivate ? {} : { lookup: guardedLookup as never },
+    keepAliveTimeout: 10_000,
+  });
+
+  async function readCapped(stream: ReadableStream<Uint8Array> | null, maxBytes: number) {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let truncated = false;
+    if (!stream) return { body: Buffer.alloc(0), truncated };
+    const reader = stream.getReader();
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const room = maxBytes - size;
+      if (value.byteLength > room) {
+        chunks.push(Buffer.from(value.subarray(0, Math.max(0, room))));
+        truncated = true;
+        await reader.cancel().catch(() => undefined);
+        break;
+      }
+      chunks.push(Buffer.from(value));
+      size += value.byteLength;
+    }
+    return { body: Buffer.concat(chunks), truncated };
+  }
+
+  return {
+    /** Sends one request; throws UrlRefusedError for a refused URL, or the network error (timeouts are AbortError/TimeoutError). */
+    async request(rawUrl: string, request: OutboundRequest): Promise<OutboundResponse> {
+      const started = performance.now();
+      const signal = AbortSignal.timeout(request.timeoutMs);
+      let url = await assertPublicUrl(rawUrl, options);
+      let method = request.method ?? 'GET';
+      let body = request.body;
+      for (let hop = 0; ; hop++) {
+        const init: RequestInit = {
+          method,
+          headers: { ...(options.userAgent ? { 'user-agent': options.userAgent } : {}), ...request.headers },
+          body,
+          redirect: 'manual',
+          signal,
+          dispatcher: agent,
+        };
+        const response = await fetch(url, init);
+        const location = response.headers.get('location');
+        if (response.status >= 300 && response.status < 400 && location && hop < (request.maxRedirects ?? 3)) {
+          await response.body?.cancel().catch(() => undefined);
+          url = await assertPublicUrl(new URL(location, url).toString(), options);
+          if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+            method = 'GET';
+            body = undefined;
+          }
+          continue;
+        }
+        const { body: bytes, truncated } = await readCapped(response.body as ReadableStream<Uint8Array> | null, request.maxBytes);
+        return {
+          status: response.status,
+          headers: Object.fromEntries(response.headers.entries()),
+          body: bytes,
+          truncated,
+          durationMs: Math.round(performance.now() - started),
+          url: url.toString(),
+        };
+      }
+    },
+    close: () => agent.close(),
+  };
+}
+
+export type OutboundClient = ReturnType<typeof createOutboundClient>;
+
+/** For PUT/PATCH handlers: a refused URL becomes 422 validation_failed naming the field. */
+export async function assertUrlField(path: string, raw: string, options: { allowPrivate: boolean }): Promise<void> {
+  try {
+    await assertPublicUrl(raw, options);
+  } catch (error) {
+    if (error instanceof UrlRefusedError) throw invalidField(path, `URL ${error.message}`);
+    throw error;
+  }
+}
