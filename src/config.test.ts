@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig, parseSchedule } from './config.ts';
+
+describe('config', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.auth.accessTokenTtlSeconds, 3600);
+    assert.equal(config.signupCreditUsd, 10);
+    assert.deepEqual(config.rateLimit, { userPerMin: 100, ipPerMin: 30, demoPerMin: 3 });
+    assert.equal(config.webhooks.timeoutMs, 10_000);
+    assert.deepEqual(config.webhooks.agentSchedule, [0, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 86_400_000]);
+    assert.deepEqual(config.webhooks.tenantSchedule, [0, 60_000, 300_000]);
+    assert.equal(config.allowPrivateUrls, false);
+    assert.equal(config.role, 'all');
+    assert.equal(config.databaseUrl, undefined);
+  });
+
+  it('parses retry schedules as offsets from the first attempt', () => {
+    assert.deepEqual(parseSchedule('X', '1s,2s'), [1000, 2000]);
+    assert.deepEqual(parseSchedule('X', '0,500ms,1m,2h'), [0, 500, 60_000, 7_200_000]);
+    assert.throws(() => parseSchedule('X', '5s,1s'), /must not decrease/);
+  });
+
+  const bad: Array<[string, string, RegExp]> = [
+    ['PORT', 'abc', /^PORT: expected an integer/],
+    ['PORT', '70000', /^PORT: must be between/],
+    ['ROLE', 'boss', /^ROLE: expected one of all, api, worker/],
+    ['ALLOW_PRIVATE_URLS', 'maybe', /^ALLOW_PRIVATE_URLS: expected true or false/],
+    ['DATABASE_URL', 'mysql://x', /^DATABASE_URL: expected a postgres: or postgresql: URL/],
+    ['WEBHOOK_RETRY_SCHEDULE', '1s,soon', /^WEBHOOK_RETRY_SCHEDULE: expected durations/],
+    ['JWT_SECRET', 'short', /^JWT_SECRET: must be at least 32 characters/],
+    ['SIGNUP_CREDIT_USD', 'ten', /^SIGNUP_CREDIT_USD: expected a number/],
+  ];
+  for (const [name, value, message] of bad) {
+    it(`refuses ${name}=${value} naming the variable`, () => {
+      assert.throws(() => loadConfig({ [name]: value }), (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.equal(error.variable, name);
+        assert.match(error.message, message);
+        return true;
+      });
+    });
+  }
+
+  it('stops start-up with one line naming the variable', () => {
+    const root = path.resolve(import.meta.dirname, '..');
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      cwd: root,
+      env: { ...process.env, PORT: 'not-a-port', DATA_DIR: path.join(root, '.never-created') },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(result.status, 1);
+    const lines = result.stderr.trim().split('\n');
+    assert.deepEqual(lines, ['configuration error: PORT: expected an integer, got "not-a-port"']);
+  });
+});

@@ -1,0 +1,89 @@
+// The dialogue engine's contract: what callers (agents chat, calls, widgets, voice sessions)
+// hand it and what it hands back. It knows nothing of telephony or HTTP; knowledge search and
+// function invocation are ports implemented elsewhere.
+
+export const FUNCTION_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export const EXTRACTION_FIELD_TYPES = ['string', 'number', 'boolean', 'enum'] as const;
+
+export interface EngineFunction {
+  name: string;
+  description: string;
+  url: string;
+  method: (typeof FUNCTION_METHODS)[number];
+  /** JSON Schema of the arguments object. */
+  parameters: object;
+  timeout_ms: number;
+}
+
+export interface ExtractionField {
+  name: string;
+  type: (typeof EXTRACTION_FIELD_TYPES)[number];
+  description: string;
+  enum?: string[];
+}
+
+export interface EngineAgent {
+  id: string;
+  name: string;
+  prompt: string;
+  first_message: string | null;
+  language: string;
+  transfer_number: string | null;
+  functions: EngineFunction[];
+  extraction_fields: ExtractionField[];
+  end_call_phrases: string[];
+  knowledge_base_ids: string[];
+  llm: { provider: string; model: string; temperature: number };
+}
+
+export interface Turn {
+  role: 'agent' | 'user';
+  text: string;
+}
+
+export type FunctionCallResult = { status: number; body: unknown; duration_ms: number };
+
+export type EngineAction =
+  | { type: 'transfer_call'; to: string; reason: string }
+  | { type: 'end_call'; reason: 'caller_goodbye' | 'agent_end_call' }
+  | { type: 'function_call'; name: string; arguments: Record<string, unknown>; result: FunctionCallResult | { error: string } }
+  | { type: 'search_knowledge_base'; query: string; results: number };
+
+export interface KnowledgePassage {
+  source_id: string;
+  chunk_id: string;
+  text: string;
+  score: number;
+}
+
+export interface KnowledgeSearch {
+  search(workspaceId: string, knowledgeBaseIds: string[], query: string, topK: number): Promise<KnowledgePassage[]>;
+}
+
+export interface FunctionInvoker {
+  invoke(fn: EngineFunction, args: Record<string, unknown>): Promise<FunctionCallResult>;
+}
+
+export interface RespondInput {
+  workspaceId: string;
+  agent: EngineAgent;
+  /** Earlier turns, oldest first, without the current user text. */
+  history: Turn[];
+  userText: string;
+  variables: Record<string, string>;
+}
+
+export interface RespondResult {
+  reply: string;
+  actions: EngineAction[];
+  /** True when the conversation is over for the agent: it ended the call or transferred it. */
+  ended: boolean;
+}
+
+export interface DialogueEngine {
+  /** The agent's opening turn: first_message with {{var}} substituted ('' when the agent has none). */
+  greet(agent: EngineAgent, variables: Record<string, string>): Turn;
+  respond(input: RespondInput): Promise<RespondResult>;
+  /** Values by extraction field name from the user turns; a field not found is null. */
+  extract(agent: EngineAgent, transcript: Turn[]): Promise<Record<string, unknown>>;
+}

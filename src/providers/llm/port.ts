@@ -1,0 +1,48 @@
+// The LLM port: the part of the dialogue engine that decides what the agent says and which
+// tools it uses. The engine owns the tools (knowledge search, functions, transfer, end) and
+// records every use as an action; an adapter only decides when to call them.
+import type { EngineAgent, ExtractionField, FunctionCallResult, KnowledgePassage, Turn } from '../../engine/types.ts';
+
+export interface LlmTools {
+  /** Searches the agent's knowledge bases (no-op returning [] when it has none). */
+  searchKnowledgeBase(query: string): Promise<KnowledgePassage[]>;
+  /** Calls one of the agent's functions; a failure comes back as `{error}`, never thrown. */
+  callFunction(name: string, args: Record<string, unknown>): Promise<FunctionCallResult | { error: string }>;
+  /** Transfers to the agent's transfer_number; `ok: false` when the agent has none. */
+  transferCall(reason: string): { ok: true; to: string } | { ok: false; error: string };
+  endCall(reason: 'caller_goodbye' | 'agent_end_call'): void;
+}
+
+export interface LlmRespondInput {
+  /** The agent with {{variables}} already substituted in prompt and first_message. */
+  agent: EngineAgent;
+  history: Turn[];
+  userText: string;
+  variables: Record<string, string>;
+}
+
+export interface LlmExtractInput {
+  agent: EngineAgent;
+  fields: ExtractionField[];
+  transcript: Turn[];
+}
+
+export interface LLM {
+  readonly kind: 'builtin' | 'openai';
+  respond(input: LlmRespondInput, tools: LlmTools): Promise<{ reply: string }>;
+  /** Values by field name; a field not found is null. */
+  extract(input: LlmExtractInput): Promise<Record<string, unknown>>;
+}
+
+export interface LlmConfig {
+  baseUrl?: string;
+  apiKey?: string;
+  model: string;
+}
+
+/** Substitutes `{{name}}` (spaces allowed inside the braces); an unknown variable is left as written. */
+export function substituteVariables(text: string, variables: Record<string, string>): string {
+  return text.replace(/\{\{\s*([\w.-]+)\s*\}\}/g, (whole, name: string) =>
+    Object.hasOwn(variables, name) ? variables[name] : whole,
+  );
+}
