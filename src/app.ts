@@ -22,6 +22,7 @@ import { invitationsRoutes } from './modules/invitations/routes.ts';
 import { apiKeysRoutes } from './modules/api-keys/routes.ts';
 import { auditLogRoutes } from './modules/audit-log/routes.ts';
 import { webhooksRoutes } from './modules/webhooks/routes.ts';
+import { webhooksOpenApi } from './modules/webhooks/openapi.ts';
 import { agentsRoutes } from './modules/agents/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import { knowledgeBaseRoutes } from './modules/knowledge-base/routes.ts';
@@ -63,7 +64,7 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   registerValidation(app);
   registerErrorHandling(app);
   enforceRouteConventions(app);
-  await registerOpenApi(app, { publicBaseUrl: config.publicBaseUrl });
+  await registerOpenApi(app, { publicBaseUrl: config.publicBaseUrl, extras: webhooksOpenApi() });
   if (config.corsOrigins.length > 0) {
     await app.register(cors, { origin: config.corsOrigins, exposedHeaders: ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'] });
   }

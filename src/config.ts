@@ -153,6 +153,12 @@ export function loadConfig(env: Env = process.env) {
       apiKey: optional(env, 'EMBEDDINGS_API_KEY'),
       model: str(env, 'EMBEDDINGS_MODEL', 'text-embedding-3-small'),
     },
+    tts: {
+      baseUrl: url(env, 'TTS_BASE_URL', ['http:', 'https:']),
+      apiKey: optional(env, 'TTS_API_KEY'),
+      model: str(env, 'TTS_MODEL', 'tts-1'),
+      voices: csv(env, 'TTS_VOICES'),
+    },
     livekit: {
       url: url(env, 'LIVEKIT_URL', ['ws:', 'wss:', 'http:', 'https:']),
       apiKey: optional(env, 'LIVEKIT_API_KEY'),

@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { resolveJwtSecret } from './platform/auth/jwt.ts';
 import { systemClock } from './platform/clock.ts';
 import { migrateToLatest, openDatabase } from './platform/db/database.ts';
+import { createWebhookWorker } from './modules/webhooks/worker.ts';
 
 async function main() {
   let config: ReturnType<typeof loadConfig>;
@@ -24,7 +25,18 @@ async function main() {
   await migrateToLatest(database);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : undefined;
   const jwtSecret = await resolveJwtSecret(config.auth.jwtSecret, config.dataDir);
-  const { app } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis });
+  const { app, platform } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis });
+  const webhookWorker =
+    config.role === 'api'
+      ? null
+      : createWebhookWorker({
+          database,
+          clock: systemClock,
+          webhooks: config.webhooks,
+          outbound: platform.outbound,
+          logger: app.log,
+          wake: platform.events.wake,
+        });
 
   // Explicit server timeouts: a slow client cannot hold a socket forever.
   app.server.requestTimeout = 60_000;
@@ -34,11 +46,14 @@ async function main() {
   closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'closing after an error');
     else app.log.info({ signal }, 'shutting down');
+    // Stop claiming first; deliveries in flight are recorded before the outbound client closes.
+    await webhookWorker?.stop();
     await app.close();
     redis?.disconnect();
     await database.close();
   });
 
+  await webhookWorker?.start();
   if (config.role !== 'worker') {
     await app.listen({ port: config.port, host: config.host });
     app.log.info(`docs at ${config.publicBaseUrl}/docs, schema at ${config.publicBaseUrl}/openapi.json (database: ${database.kind})`);

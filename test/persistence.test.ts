@@ -69,7 +69,7 @@ it('keeps data across a stop and a start of the server', async () => {
       body: JSON.stringify({ email, password }),
     });
     assert.equal(login.status, 200);
-    assert.match((await login.json()).access_token, /^ey/);
+    assert.match(((await login.json()) as { access_token: string }).access_token, /^ey/);
     if (!usingPostgres()) assert.ok(fs.existsSync(path.join(dataDir, 'pglite')), 'PGlite data lives in DATA_DIR/pglite');
   } finally {
     await stop(second);

@@ -71,6 +71,8 @@ export interface RespondInput {
   history: Turn[];
   userText: string;
   variables: Record<string, string>;
+  /** Optional: receives the reply as it is produced, so speech can start before the turn completes. */
+  onReplyDelta?: (text: string) => void;
 }
 
 export interface RespondResult {

@@ -49,15 +49,18 @@ export function createAuditWriter(deps: { db: Database; clock: Clock }) {
 
 export type AuditWriter = ReturnType<typeof createAuditWriter>;
 
-/** `POST /v1/agents/:id/duplicate` → `agents.duplicate`; `DELETE /v1/agents/:id` → `agents.delete`. */
+/**
+ * `POST /v1/agents/:id/duplicate` → `agents.duplicate`; `DELETE /v1/agents/:id` → `agents.delete`;
+ * `POST /v1/phone-numbers/buy` → `phone_numbers.buy` (hyphens become underscores everywhere).
+ */
 export function actionName(method: string, route: string): string {
   const parts = route.replace(/^\/v1\//, '').split('/').filter((p) => p && !p.startsWith(':'));
-  const resource = parts[0] ?? 'root';
+  const resource = (parts[0] ?? 'root').replaceAll('-', '_');
   const verbByMethod: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'update', DELETE: 'delete' };
   const tail = parts.length > 1 ? parts.slice(1).join('.') : undefined;
   const lastIsParam = route.endsWith('}') || /\/:[^/]+$/.test(route);
   if (tail && !lastIsParam) return `${resource}.${tail.replaceAll('-', '_')}`;
-  return `${resource.replaceAll('-', '_')}.${tail ? `${tail.replaceAll('-', '_')}.` : ''}${verbByMethod[method] ?? method.toLowerCase()}`;
+  return `${resource}.${tail ? `${tail.replaceAll('-', '_')}.` : ''}${verbByMethod[method] ?? method.toLowerCase()}`;
 }
 
 /**

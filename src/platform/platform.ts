@@ -8,6 +8,7 @@ import type { Clock } from './clock.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { createOutboundClient } from './outbound/ssrf-guard.ts';
+import { createEventEmitter } from './outbox/emitter.ts';
 import { API_VERSION } from './http/openapi.ts';
 import { createRateLimiter } from './rate-limit.ts';
 
@@ -41,6 +42,8 @@ export function createPlatform(inputs: PlatformInputs) {
     keyUsage: createApiKeyUsageRecorder({ db, clock, audit, onError: (err) => logger.warn({ err }, 'usage bookkeeping failed') }),
     /** HTTP client for user-supplied URLs, behind the SSRF guard. */
     outbound: createOutboundClient({ allowPrivate: config.allowPrivateUrls, userAgent: `VoiceAgentPlatform/${API_VERSION}` }),
+    /** The events engine's write side: `events.emit(tx, …)` inside the causing transaction. */
+    events: createEventEmitter({ clock, webhooks: config.webhooks, notifyInTransaction: database.kind === 'postgres' }),
     rateLimiter: createRateLimiter(
       { principalPerMin: config.rateLimit.userPerMin, ipPerMin: config.rateLimit.ipPerMin, demoPerMin: config.rateLimit.demoPerMin },
       { redis: inputs.redis },

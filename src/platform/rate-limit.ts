@@ -2,7 +2,8 @@ import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 // Fixed one-minute windows per bucket: principals on authenticated routes, IPs on public routes,
-// IPs on the demo routes. In-process by default; in Redis (shared by every instance) when REDIS_URL is set.
+// IPs on the demo routes. In-process by default; in Redis (shared by every instance) when REDIS_URL is
+// set, falling back to in-process counting while Redis is not ready.
 
 export type RateLimitBucket = 'principal' | 'ip' | 'demo';
 
@@ -47,11 +48,15 @@ export function createRateLimiter(limits: RateLimitLimits, options: { redis?: Re
     demo: limits.demoPerMin,
   };
   const prefix = options.keyPrefix ?? 'rl';
+  // A lazily connecting client would never become ready, since a not-ready client is never sent a command.
+  if (options.redis?.status === 'wait') options.redis.connect().catch(() => {});
   const limiters = Object.fromEntries(
     (Object.keys(points) as RateLimitBucket[]).map((bucket) => {
       const opts = { points: points[bucket], duration: WINDOW_SECONDS, keyPrefix: `${prefix}:${bucket}` };
+      // While Redis is unreachable (or still connecting) each instance counts on its own rather
+      // than failing or stalling every request: the insurance limiter takes over at once.
       const limiter = options.redis
-        ? new RateLimiterRedis({ ...opts, storeClient: options.redis, rejectIfRedisNotReady: false })
+        ? new RateLimiterRedis({ ...opts, storeClient: options.redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(opts) })
         : new RateLimiterMemory(opts);
       return [bucket, limiter];
     }),

@@ -4,15 +4,28 @@ import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../platfor
 import type { Clock } from '../../platform/clock.ts';
 import type { Database, Executor } from '../../platform/db/schema.ts';
 import type { UsersTable } from '../../platform/db/foundation-tables.ts';
-import { AppError, conflict } from '../../platform/errors.ts';
+import { AppError, conflict, invalidField, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { Mailer } from '../../platform/mailer.ts';
 import { usdToMicros } from '../../platform/money.ts';
+import { type PageRequest, toPage } from '../../platform/pagination.ts';
 import { randomToken, sha256Hex } from '../../platform/secrets.ts';
 import type { WalletRepo } from '../wallet/repo.ts';
 import type { WorkspacesRepo } from '../workspaces/repo.ts';
 import type { UsersRepo } from './repo.ts';
-import type { LoginBody, RegisterBody, TokenPair, User } from './schemas.ts';
+import type {
+  ChangePasswordBody,
+  ForgotPasswordBody,
+  LoginBody,
+  RefreshBody,
+  RegisterBody,
+  ResetPasswordBody,
+  Session,
+  TokenPair,
+  UpdateMeBody,
+  User,
+  VerifyEmailBody,
+} from './schemas.ts';
 
 const DAY_MS = 86_400_000;
 export const EMAIL_TOKEN_TTL_MS = { verify_email: 7 * DAY_MS, password_reset: 3_600_000 } as const;
@@ -47,6 +60,22 @@ export function presentUser(row: Pick<UsersTable, 'id' | 'email' | 'name'> & { e
 export function createAuthService(deps: AuthServiceDeps) {
   const { db, clock, jwt, mailer, config, users } = deps;
   const invalidCredentials = () => new AppError('unauthorized', 'email or password is incorrect');
+  // One answer for unknown, expired, revoked and reused refresh tokens: the client must log in again.
+  const invalidRefreshToken = () => new AppError('invalid_token', 'the refresh token is invalid, expired or revoked; log in again');
+  // A wrong current password is a 422 on that field, not a 401: the access token itself is fine,
+  // and clients treat a 401 as "log in again".
+  const wrongPassword = () => invalidField('current_password', 'is incorrect');
+  const badMailedToken = () => invalidField('token', 'is invalid, expired or already used');
+
+  /** A notice to the account's address after a security-relevant change (no token in it). */
+  const notify = (to: string, purpose: string, subject: string, text: string) => mailer.send({ to, subject, text, meta: { purpose } });
+
+  async function currentUser(userId: string) {
+    const user = await users.findById(db, userId);
+    // The gate has just read this user; a missing row means it was deleted in between.
+    if (!user) throw new AppError('invalid_token', 'the user of this access token no longer exists');
+    return user;
+  }
 
   /** Stores a single-use mailed token (hashed) and mails the link carrying it. */
   async function mailToken(executor: Executor, user: { id: string; email: string }, purpose: 'verify_email' | 'password_reset') {
@@ -116,6 +145,162 @@ export function createAuthService(deps: AuthServiceDeps) {
       const ok = await verifyPassword(user?.password_hash ?? (await DUMMY_PASSWORD_HASH), body.password);
       if (!user || !ok) throw invalidCredentials();
       return db.transaction().execute((tx) => openSession(tx, user.id, client));
+    },
+
+    /**
+     * Rotates a refresh token: the presented one is marked used and a new pair is issued in the
+     * same session (which keeps its absolute expiry). Presenting a used token again means it
+     * leaked: the whole session is revoked (RFC 9700 section 4.14.2).
+     */
+    async refresh(body: RefreshBody): Promise<TokenPair> {
+      const tokenHash = sha256Hex(body.refresh_token);
+      const outcome = await db.transaction().execute(async (tx): Promise<{ pair: TokenPair } | { error: 'invalid' | 'reused' }> => {
+        const now = clock.now();
+        const row = await users.findRefreshToken(tx, tokenHash);
+        if (!row) return { error: 'invalid' };
+        if (row.session_revoked_at !== null || new Date(row.session_expires_at) <= now || new Date(row.expires_at) <= now) {
+          return { error: 'invalid' };
+        }
+        // The conditional update decides between two concurrent uses of the same token.
+        const claimed = row.used_at === null ? await users.claimRefreshToken(tx, tokenHash, now) : undefined;
+        if (!claimed) {
+          await users.revokeSession(tx, row.user_id, row.session_id, now, 'refresh_token_reuse');
+          return { error: 'reused' };
+        }
+        await users.touchSession(tx, row.session_id, now);
+        return { pair: await issueTokens(tx, row.user_id, row.session_id, new Date(row.session_expires_at)) };
+      });
+      // Thrown after the commit, so a reuse's revocation is kept.
+      if ('error' in outcome) throw invalidRefreshToken();
+      return outcome.pair;
+    },
+
+    async logout(userId: string, sessionId: string): Promise<void> {
+      await users.revokeSession(db, userId, sessionId, clock.now(), 'logout');
+    },
+
+    async me(userId: string): Promise<User> {
+      return presentUser(await currentUser(userId));
+    },
+
+    /**
+     * Changes the name and/or the email. A new email needs the current password, becomes
+     * unverified, gets a verification mail, spends the mailed tokens sent to the old address,
+     * and the old address is told of the change.
+     */
+    async updateMe(userId: string, body: UpdateMeBody): Promise<User> {
+      const user = await currentUser(userId);
+      const email = body.email?.toLowerCase();
+      const emailChanges = email !== undefined && email !== user.email;
+      if (emailChanges) {
+        if (body.current_password === undefined) throw invalidField('current_password', 'is required to change the email address');
+        if (!(await verifyPassword(user.password_hash, body.current_password))) throw wrongPassword();
+        if (await users.findByEmail(db, email)) throw conflict('an account with this email already exists');
+      }
+      if (!emailChanges && body.name === undefined) return presentUser(user);
+      const now = clock.now();
+      const { updated, mail } = await db.transaction().execute(async (tx) => {
+        const updated = await users.update(tx, userId, {
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(emailChanges ? { email, email_verified_at: null } : {}),
+          now,
+        });
+        if (!emailChanges) return { updated, mail: undefined };
+        await users.spendEmailTokens(tx, userId, ['verify_email', 'password_reset'], now);
+        return { updated, mail: await mailToken(tx, updated, 'verify_email') };
+      });
+      if (mail) {
+        await mail.send();
+        await notify(
+          user.email,
+          'email_changed',
+          'Your email address was changed',
+          `The email address of your account was changed from ${user.email} to ${updated.email}.\nIf this was not you, reset your password and contact support.\n`,
+        );
+      }
+      return presentUser(updated);
+    },
+
+    /** Changes the password and ends every other session of the user. */
+    async changePassword(userId: string, sessionId: string, body: ChangePasswordBody): Promise<void> {
+      const user = await currentUser(userId);
+      if (!(await verifyPassword(user.password_hash, body.current_password))) throw wrongPassword();
+      const passwordHash = await hashPassword(body.new_password);
+      await db.transaction().execute(async (tx) => {
+        const now = clock.now();
+        await users.update(tx, userId, { password_hash: passwordHash, now });
+        await users.revokeAllSessions(tx, userId, now, 'password_changed', sessionId);
+        await users.spendEmailTokens(tx, userId, ['password_reset'], now);
+      });
+      await notify(user.email, 'password_changed', 'Your password was changed', 'The password of your account was changed and your other sessions were signed out.\nIf this was not you, reset your password now.\n');
+    },
+
+    /** Mails a reset token when the address has an account; the caller cannot tell either way. */
+    async forgotPassword(body: ForgotPasswordBody): Promise<void> {
+      const user = await users.findByEmail(db, body.email);
+      if (!user) return;
+      const mail = await mailToken(db, user, 'password_reset');
+      await mail.send();
+    },
+
+    /** Sets a new password with a mailed token and ends every session of the user. */
+    async resetPassword(body: ResetPasswordBody): Promise<void> {
+      const tokenHash = sha256Hex(body.token);
+      // Checked before the (slow) hashing so a bad token costs little; claimed again below.
+      const token = await users.findEmailToken(db, tokenHash, 'password_reset');
+      if (!token || token.used_at !== null || new Date(token.expires_at) <= clock.now()) throw badMailedToken();
+      const passwordHash = await hashPassword(body.new_password);
+      const user = await db.transaction().execute(async (tx) => {
+        const now = clock.now();
+        const claimed = await users.claimEmailToken(tx, tokenHash, 'password_reset', now);
+        if (!claimed) return undefined;
+        await users.update(tx, claimed.user_id, { password_hash: passwordHash, now });
+        // The token came through the mailbox, which proves the address too.
+        const user = await users.markEmailVerified(tx, claimed.user_id, now);
+        await users.revokeAllSessions(tx, claimed.user_id, now, 'password_reset');
+        await users.spendEmailTokens(tx, claimed.user_id, ['password_reset'], now);
+        return user;
+      });
+      if (!user) throw badMailedToken();
+      await notify(user.email, 'password_changed', 'Your password was reset', 'The password of your account was reset and every session was signed out.\nIf this was not you, contact support.\n');
+    },
+
+    async verifyEmail(body: VerifyEmailBody): Promise<User> {
+      const user = await db.transaction().execute(async (tx) => {
+        const now = clock.now();
+        const claimed = await users.claimEmailToken(tx, sha256Hex(body.token), 'verify_email', now);
+        return claimed ? users.markEmailVerified(tx, claimed.user_id, now) : undefined;
+      });
+      if (!user) throw badMailedToken();
+      return presentUser(user);
+    },
+
+    /** Mails a new verification token; earlier ones stay valid until they expire. */
+    /** Returns the address mailed. */
+    async resendVerification(userId: string): Promise<string> {
+      const user = await currentUser(userId);
+      if (user.email_verified_at !== null) throw conflict('the email address is already verified');
+      const mail = await mailToken(db, user, 'verify_email');
+      await mail.send();
+      return user.email;
+    },
+
+    async listSessions(userId: string, currentSessionId: string, page: PageRequest) {
+      const rows = await users.listActiveSessions(db, userId, clock.now(), page);
+      return toPage(rows, page, (row) => row.id, (row): Session => ({
+        id: row.id,
+        device: row.device,
+        ip: row.ip,
+        created_at: new Date(row.created_at).toISOString(),
+        last_used_at: new Date(row.last_used_at).toISOString(),
+        current: row.id === currentSessionId,
+      }));
+    },
+
+    async revokeSession(userId: string, sessionId: string): Promise<void> {
+      // Another user's session, an unknown id and an ended session are all simply not found.
+      const revoked = await users.revokeSession(db, userId, sessionId, clock.now(), 'revoked_by_user');
+      if (!revoked) throw notFound('session');
     },
   };
 }

@@ -1,7 +1,230 @@
+import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { workspaceOf } from '../../platform/auth/authenticate.ts';
+import { invalidField } from '../../platform/errors.ts';
+import { ListQuery, NoContent } from '../../platform/http/schemas.ts';
+import { pageRequest } from '../../platform/pagination.ts';
 import type { Platform } from '../../platform/platform.ts';
+import { createOpenAiEmbeddings } from '../../providers/embeddings/openai.ts';
+import type { EmbeddingsProvider } from '../../providers/embeddings/port.ts';
+import { createKnowledgeBaseRepo } from './repo.ts';
+import {
+  KbParams,
+  KnowledgeBase,
+  KnowledgeBaseCreate,
+  KnowledgeBaseList,
+  KnowledgeBaseUpdate,
+  KnowledgeChunkList,
+  KnowledgeSource,
+  KnowledgeSourceList,
+  QueryBody,
+  QueryResponse,
+  SourceCreateJson,
+  SourceCreateMultipart,
+  SourceParams,
+} from './schemas.ts';
+import { createKnowledgeSearch } from './search.ts';
+import { createKnowledgeBaseService, MAX_FILE_BYTES, type UploadedFile } from './service.ts';
 
-// Placeholder: the routes of this module are being written.
-export function knowledgeBaseRoutes(_platform: Platform): FastifyPluginAsyncTypebox {
-  return async () => {};
+const TAGS = ['knowledge-base'];
+const WRITE = { auth: 'workspace', scope: 'write' } as const;
+const READ = { auth: 'workspace', scope: 'read-only' } as const;
+
+/** The embeddings provider from configuration (EMBEDDINGS_BASE_URL), or none: full-text retrieval only. */
+export function embeddingsFromConfig(config: Platform['config']): EmbeddingsProvider | undefined {
+  const { baseUrl, apiKey, model } = config.embeddings;
+  return baseUrl ? createOpenAiEmbeddings({ baseUrl, apiKey, model }) : undefined;
+}
+
+export function knowledgeBaseRoutes(platform: Platform): FastifyPluginAsyncTypebox {
+  const embeddings = embeddingsFromConfig(platform.config);
+  const search = createKnowledgeSearch({
+    db: platform.db,
+    embeddings,
+    onEmbeddingError: (err) => platform.logger.warn({ err }, 'query embedding failed; ranking by full text only'),
+  });
+  const service = createKnowledgeBaseService({
+    db: platform.db,
+    clock: platform.clock,
+    logger: platform.logger,
+    config: platform.config,
+    outbound: platform.outbound,
+    embeddings,
+    repo: createKnowledgeBaseRepo(),
+    search,
+  });
+
+  return async (app) => {
+    // Multipart only here (file sources); text/plain bodies are not accepted by this module.
+    await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES, files: 1, fields: 5, parts: 6, fieldSize: 4096 } });
+    app.removeContentTypeParser('text/plain');
+
+    app.post(
+      '/v1/knowledge-base',
+      {
+        schema: { operationId: 'createKnowledgeBase', summary: 'Create a knowledge base', tags: TAGS, body: KnowledgeBaseCreate, response: { 201: KnowledgeBase } },
+        config: { access: WRITE },
+      },
+      async (request, reply) => {
+        const created = await service.create(workspaceOf(request), request.body);
+        request.auditResourceId = created.id;
+        return reply.code(201).send(created);
+      },
+    );
+
+    app.get(
+      '/v1/knowledge-base',
+      {
+        schema: { operationId: 'listKnowledgeBases', summary: 'List knowledge bases, newest first', tags: TAGS, querystring: ListQuery, response: { 200: KnowledgeBaseList } },
+        config: { access: READ },
+      },
+      async (request) => service.list(workspaceOf(request), pageRequest(request.query)),
+    );
+
+    app.get(
+      '/v1/knowledge-base/:id',
+      {
+        schema: { operationId: 'getKnowledgeBase', summary: 'Get a knowledge base with its source and chunk counts', tags: TAGS, params: KbParams, response: { 200: KnowledgeBase } },
+        config: { access: READ },
+      },
+      async (request) => service.get(workspaceOf(request), request.params.id),
+    );
+
+    app.patch(
+      '/v1/knowledge-base/:id',
+      {
+        schema: { operationId: 'updateKnowledgeBase', summary: 'Rename, describe or change the language of a knowledge base', tags: TAGS, params: KbParams, body: KnowledgeBaseUpdate, response: { 200: KnowledgeBase } },
+        config: { access: WRITE },
+      },
+      async (request) => service.update(workspaceOf(request), request.params.id, request.body),
+    );
+
+    app.delete(
+      '/v1/knowledge-base/:id',
+      {
+        schema: { operationId: 'deleteKnowledgeBase', summary: 'Delete a knowledge base with its sources and chunks', tags: TAGS, params: KbParams, response: { 204: NoContent } },
+        config: { access: WRITE },
+      },
+      async (request, reply) => {
+        await service.remove(workspaceOf(request), request.params.id);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/v1/knowledge-base/:id/sources',
+      {
+        schema: {
+          operationId: 'addKnowledgeSource',
+          summary: 'Add a source: JSON {type:"text", title, text} or {type:"url", url, title?}, or a multipart file (txt, md, html, pdf, docx, csv; at most 20 MiB)',
+          description:
+            'Text and files are indexed within the request (status ready on return). A URL is fetched through the SSRF guard within the request: the source is ready, or failed with an error (refresh retries it). A URL pointing to a private address is refused with 422.',
+          tags: TAGS,
+          params: KbParams,
+          body: {
+            content: {
+              'application/json': { schema: SourceCreateJson },
+              'multipart/form-data': { schema: SourceCreateMultipart },
+            },
+          } as never,
+          response: { 201: KnowledgeSource },
+        },
+        config: { access: WRITE },
+      },
+      async (request, reply) => {
+        const ctx = workspaceOf(request);
+        let created: KnowledgeSource;
+        if (request.isMultipart()) {
+          let file: UploadedFile | undefined;
+          let title: string | undefined;
+          for await (const part of request.parts()) {
+            if (part.type === 'file') {
+              if (part.fieldname !== 'file') throw invalidField(part.fieldname, 'is not a known field (send the document as "file")');
+              file = { filename: part.filename, mimetype: part.mimetype, bytes: await part.toBuffer() };
+            } else if (part.fieldname === 'title') {
+              title = String(part.value);
+              if (title.length > 300) throw invalidField('title', 'must NOT have more than 300 characters');
+            } else throw invalidField(part.fieldname, 'is not a known field');
+          }
+          if (!file) throw invalidField('file', 'is required');
+          created = await service.addFileSource(ctx, request.params.id, { ...file, title });
+        } else {
+          created = await service.addJsonSource(ctx, request.params.id, request.body as SourceCreateJson);
+        }
+        request.auditResourceId = created.id;
+        return reply.code(201).send(created);
+      },
+    );
+
+    app.get(
+      '/v1/knowledge-base/:id/sources',
+      {
+        schema: { operationId: 'listKnowledgeSources', summary: 'List the sources of a knowledge base, newest first', tags: TAGS, params: KbParams, querystring: ListQuery, response: { 200: KnowledgeSourceList } },
+        config: { access: READ },
+      },
+      async (request) => service.listSources(workspaceOf(request), request.params.id, pageRequest(request.query)),
+    );
+
+    app.get(
+      '/v1/knowledge-base/:id/sources/:src',
+      {
+        schema: { operationId: 'getKnowledgeSource', summary: 'Get a source and its ingestion status', tags: TAGS, params: SourceParams, response: { 200: KnowledgeSource } },
+        config: { access: READ, audit: { resourceParam: 'src' } },
+      },
+      async (request) => service.getSource(workspaceOf(request), request.params.id, request.params.src),
+    );
+
+    app.delete(
+      '/v1/knowledge-base/:id/sources/:src',
+      {
+        schema: { operationId: 'deleteKnowledgeSource', summary: 'Delete a source; its chunks leave search results at once', tags: TAGS, params: SourceParams, response: { 204: NoContent } },
+        config: { access: WRITE, audit: { resourceParam: 'src' } },
+      },
+      async (request, reply) => {
+        await service.deleteSource(workspaceOf(request), request.params.id, request.params.src);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.post(
+      '/v1/knowledge-base/:id/sources/:src/refresh',
+      {
+        schema: {
+          operationId: 'refreshKnowledgeSource',
+          summary: 'Re-fetch a URL source, or re-chunk and re-embed a text or file source',
+          description: 'A failed refresh keeps the previous chunks searchable and records the error on the source. 409 invalid_state while the source is being processed.',
+          tags: TAGS,
+          params: SourceParams,
+          response: { 200: KnowledgeSource },
+        },
+        config: { access: WRITE, audit: { resourceParam: 'src' } },
+      },
+      async (request) => service.refreshSource(workspaceOf(request), request.params.id, request.params.src),
+    );
+
+    app.get(
+      '/v1/knowledge-base/:id/sources/:src/chunks',
+      {
+        schema: { operationId: 'listKnowledgeChunks', summary: 'List the chunks of a source in document order', tags: TAGS, params: SourceParams, querystring: ListQuery, response: { 200: KnowledgeChunkList } },
+        config: { access: READ, audit: { resourceParam: 'src' } },
+      },
+      async (request) => service.listChunks(workspaceOf(request), request.params.id, request.params.src, pageRequest(request.query)),
+    );
+
+    app.post(
+      '/v1/knowledge-base/:id/query',
+      {
+        schema: {
+          operationId: 'queryKnowledgeBase',
+          summary: 'Search a knowledge base: full-text (any of the query terms, ranked by cover density) blended with embedding similarity when configured',
+          tags: TAGS,
+          params: KbParams,
+          body: QueryBody,
+          response: { 200: QueryResponse },
+        },
+        config: { access: WRITE },
+      },
+      async (request) => service.query(workspaceOf(request), request.params.id, request.body.query, request.body.top_k ?? 5),
+    );
+  };
 }

@@ -1,7 +1,206 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { userOf, workspaceOf } from '../../platform/auth/authenticate.ts';
+import { ListQuery, NoContent } from '../../platform/http/schemas.ts';
 import type { Platform } from '../../platform/platform.ts';
+import { createInvitationsRepo } from '../invitations/repo.ts';
+import { Invitation, InvitationList, InvitationParams, InviteBody } from '../invitations/schemas.ts';
+import { createInvitationsService } from '../invitations/service.ts';
+import { createWalletRepo } from '../wallet/repo.ts';
+import { createWorkspacesRepo } from './repo.ts';
+import { Member, MemberList, MemberParams, MemberUpdate, Workspace, WorkspaceCreate, WorkspaceList, WorkspaceParams, WorkspaceUpdate } from './schemas.ts';
+import { createWorkspacesService, userContext } from './service.ts';
 
-// Placeholder: the routes of this module are being written.
-export function workspacesRoutes(_platform: Platform): FastifyPluginAsyncTypebox {
-  return async () => {};
+// The workspaces the caller belongs to, their members and pending invitations. Routes under
+// /workspaces/{id} name their workspace in the path: the gate admits members of that workspace only.
+
+export function workspacesRoutes(platform: Platform): FastifyPluginAsyncTypebox {
+  const workspacesRepo = createWorkspacesRepo();
+  const service = createWorkspacesService({ ...platform, workspaces: workspacesRepo, wallet: createWalletRepo() });
+  const invitations = createInvitationsService({ ...platform, invitations: createInvitationsRepo(), workspaces: workspacesRepo });
+  const tags = ['workspaces'];
+  const inWorkspace = (scope: 'read-only' | 'admin', userOnly = false) =>
+    ({ auth: 'workspace', scope, workspaceParam: 'id', ...(userOnly ? { userOnly: true } : {}) }) as const;
+
+  return async (app) => {
+    app.get(
+      '/v1/workspaces',
+      {
+        schema: { operationId: 'listWorkspaces', summary: "List the caller's workspaces with the caller's role in each", tags, querystring: ListQuery, response: { 200: WorkspaceList } },
+        config: { access: { auth: 'user' } },
+      },
+      async (request) => service.list(userOf(request), request.query),
+    );
+
+    app.post(
+      '/v1/workspaces',
+      {
+        schema: {
+          operationId: 'createWorkspace',
+          summary: 'Create a workspace owned by the caller, with an empty wallet',
+          tags,
+          body: WorkspaceCreate,
+          response: { 201: Workspace },
+        },
+        config: { access: { auth: 'user' } },
+      },
+      async (request, reply) => {
+        const principal = userOf(request);
+        const created = await service.create(principal, request.body);
+        // A user route has no workspace context; the request acted in the new workspace, so the audit row goes there.
+        request.workspace = userContext(principal, created.id, 'owner');
+        request.auditResourceId = created.id;
+        return reply.code(201).send(created);
+      },
+    );
+
+    app.get(
+      '/v1/workspaces/:id',
+      {
+        schema: { operationId: 'getWorkspace', summary: 'Get a workspace the caller belongs to', tags, params: WorkspaceParams, response: { 200: Workspace } },
+        config: { access: inWorkspace('read-only') },
+      },
+      async (request) => service.get(workspaceOf(request)),
+    );
+
+    app.patch(
+      '/v1/workspaces/:id',
+      {
+        schema: {
+          operationId: 'updateWorkspace',
+          summary: 'Rename a workspace (owner or admin)',
+          tags,
+          params: WorkspaceParams,
+          body: WorkspaceUpdate,
+          response: { 200: Workspace },
+        },
+        config: { access: inWorkspace('admin', true) },
+      },
+      async (request) => service.update(workspaceOf(request), request.body),
+    );
+
+    app.delete(
+      '/v1/workspaces/:id',
+      {
+        schema: {
+          operationId: 'deleteWorkspace',
+          summary: 'Delete a workspace and everything in it (owner only; not the caller\'s only workspace)',
+          tags,
+          params: WorkspaceParams,
+          response: { 204: NoContent },
+        },
+        config: { access: inWorkspace('admin', true) },
+      },
+      async (request, reply) => {
+        await service.delete(workspaceOf(request));
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.get(
+      '/v1/workspaces/:id/members',
+      {
+        schema: {
+          operationId: 'listMembers',
+          summary: 'List the members of a workspace, newest first',
+          tags,
+          params: WorkspaceParams,
+          querystring: ListQuery,
+          response: { 200: MemberList },
+        },
+        config: { access: inWorkspace('read-only') },
+      },
+      async (request) => service.listMembers(workspaceOf(request), request.query),
+    );
+
+    app.post(
+      '/v1/workspaces/:id/members',
+      {
+        schema: {
+          operationId: 'inviteMember',
+          summary: 'Invite someone by email (always an invitation, mailed with a 7-day link; only an owner invites an owner)',
+          tags,
+          params: WorkspaceParams,
+          body: InviteBody,
+          response: { 201: Invitation },
+        },
+        config: { access: inWorkspace('admin', true) },
+      },
+      async (request, reply) => {
+        const invitation = await invitations.invite(workspaceOf(request), request.body);
+        request.auditResourceId = invitation.id;
+        return reply.code(201).send(invitation);
+      },
+    );
+
+    app.patch(
+      '/v1/workspaces/:id/members/:user_id',
+      {
+        schema: {
+          operationId: 'updateMember',
+          summary: "Change a member's role (only an owner grants or changes the owner role; the last owner stays)",
+          tags,
+          params: MemberParams,
+          body: MemberUpdate,
+          response: { 200: Member },
+        },
+        config: { access: inWorkspace('admin', true), audit: { resourceParam: 'user_id' } },
+      },
+      async (request) => service.updateMember(workspaceOf(request), request.params.user_id, request.body),
+    );
+
+    app.delete(
+      '/v1/workspaces/:id/members/:user_id',
+      {
+        schema: {
+          operationId: 'removeMember',
+          summary: 'Remove a member (owner or admin), or leave the workspace (your own user id); the last owner stays',
+          tags,
+          params: MemberParams,
+          response: { 204: NoContent },
+        },
+        // A user route, checked by the service: any member may remove themselves, which the
+        // gate's scope rule (read-only callers may only GET) cannot express.
+        config: { access: { auth: 'user' }, audit: { resourceParam: 'user_id' } },
+      },
+      async (request, reply) => {
+        request.workspace = await service.memberContext(userOf(request), request.params.id);
+        await service.removeMember(request.workspace, request.params.user_id);
+        return reply.code(204).send(null);
+      },
+    );
+
+    app.get(
+      '/v1/workspaces/:id/invitations',
+      {
+        schema: {
+          operationId: 'listInvitations',
+          summary: 'List the pending invitations of a workspace, newest first',
+          tags,
+          params: WorkspaceParams,
+          querystring: ListQuery,
+          response: { 200: InvitationList },
+        },
+        config: { access: inWorkspace('admin') },
+      },
+      async (request) => invitations.listPending(workspaceOf(request), request.query),
+    );
+
+    app.delete(
+      '/v1/workspaces/:id/invitations/:inv_id',
+      {
+        schema: {
+          operationId: 'revokeInvitation',
+          summary: 'Revoke an invitation: its link stops working (idempotent)',
+          tags,
+          params: InvitationParams,
+          response: { 204: NoContent },
+        },
+        config: { access: inWorkspace('admin', true), audit: { resourceParam: 'inv_id' } },
+      },
+      async (request, reply) => {
+        await invitations.revoke(workspaceOf(request), request.params.inv_id);
+        return reply.code(204).send(null);
+      },
+    );
+  };
 }

@@ -50,7 +50,13 @@ export function createApiKeyUsageRecorder(deps: { db: Database; clock: Clock; au
             .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', cutoff)]))
             .returning('id')
             .executeTakeFirst();
-          if (!updated) return;
+          if (!updated) {
+            // Another instance wrote within the minute: count this instance's minute from that
+            // write, not from this attempt, so the next first-use-in-a-minute is not missed.
+            const row = await deps.db.selectFrom('api_keys').select('last_used_at').where('id', '=', use.keyId).executeTakeFirst();
+            if (row?.last_used_at) lastWrite.set(use.keyId, new Date(row.last_used_at).getTime());
+            return;
+          }
           await deps.audit.write({
             workspaceId: use.workspaceId,
             actorType: 'api_key',

@@ -13,6 +13,9 @@ export interface AgentDestination {
   secret: string;
   /** The agent's `webhook_events`; empty means every call event. */
   events: string[];
+  /** The secret before a rotation: it signs `webhook-signature` beside the new one until it expires. */
+  previousSecret?: string | null;
+  previousSecretExpiresAt?: Date | string | null;
 }
 
 export interface EmitInput {

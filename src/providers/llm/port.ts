@@ -19,6 +19,8 @@ export interface LlmRespondInput {
   history: Turn[];
   userText: string;
   variables: Record<string, string>;
+  /** Receives the reply's text as it is produced (streamed fragments; the built-in sends it whole). */
+  onDelta?: (text: string) => void;
 }
 
 export interface LlmExtractInput {

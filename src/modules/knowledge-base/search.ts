@@ -1,0 +1,252 @@
+import { sql } from 'kysely';
+import type { Database } from '../../platform/db/schema.ts';
+import type { EmbeddingsProvider } from '../../providers/embeddings/port.ts';
+
+// Retrieval over knowledge-base chunks, shared by POST /knowledge-base/{id}/query and the
+// dialogue engine. Full-text: the query's stemmed, stop-word-free lexemes OR-ed together (so a
+// reworded question still matches) over a GIN-indexed tsvector built with the base's language,
+// ranked by an idf-weighted sum of per-lexeme ts_rank_cd (see fullText). With an embeddings provider, cosine similarity is blended in: over
+// the full-text candidates plus the nearest chunks of each base, scanned in memory from a cache
+// keyed by the base's content_version (read on every search, so a deleted source is gone from
+// the next result, on every instance).
+
+export interface SearchHit {
+  source_id: string;
+  chunk_id: string;
+  text: string;
+  score: number;
+}
+
+export interface KnowledgeSearch {
+  search(workspaceId: string, knowledgeBaseIds: string[], query: string, topK: number): Promise<SearchHit[]>;
+}
+
+export interface KnowledgeSearchDeps {
+  db: Database;
+  embeddings?: EmbeddingsProvider;
+  /** Told when the embeddings provider fails (search then ranks by full text alone). */
+  onEmbeddingError?: (error: unknown) => void;
+  /** Bases with more embedded chunks than this are not cached: only full-text candidates get a cosine. */
+  maxCachedChunksPerBase?: number;
+}
+
+/** Hybrid score = FULL_TEXT_WEIGHT · weighted coverage + SEMANTIC_WEIGHT · max(0, cosine); both parts lie in 0..1. */
+const FULL_TEXT_WEIGHT = 0.5;
+const SEMANTIC_WEIGHT = 0.5;
+const MAX_BASES = 50;
+const MAX_CACHED_BASES = 200;
+/** ts_rank_cd of one lexeme is about 0.1 per occurrence: tf/(tf + 0.12) saturates like BM25 with k1 ≈ 1.2. */
+const TF_SATURATION = 0.12;
+/** In bases of at least COMMON_MIN_CHUNKS chunks, a lexeme in more than COMMON_SHARE of them does not select candidates. */
+const COMMON_MIN_CHUNKS = 20;
+const COMMON_SHARE = 0.5;
+const MAX_CACHED_LEXEMES = 50_000;
+
+interface CachedBase {
+  version: number;
+  ids: string[];
+  vectors: Float32Array[];
+}
+
+function normalized(vector: ArrayLike<number>): Float32Array {
+  const out = Float32Array.from(vector);
+  let norm = 0;
+  for (const v of out) norm += v * v;
+  norm = Math.sqrt(norm) || 1;
+  for (let i = 0; i < out.length; i++) out[i] /= norm;
+  return out;
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  if (a.length !== b.length) return 0;
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i] * b[i];
+  return sum;
+}
+
+/** The ids among `ids` that are not knowledge bases of the workspace (for callers validating references, such as agents). */
+export async function missingKnowledgeBaseIds(db: Database, workspaceId: string, ids: string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const found = await db.selectFrom('knowledge_bases').select('id').where('workspace_id', '=', workspaceId).where('id', 'in', ids).execute();
+  const present = new Set(found.map((r) => r.id));
+  return ids.filter((id) => !present.has(id));
+}
+
+export function createKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearch {
+  const { db, embeddings } = deps;
+  const maxCached = deps.maxCachedChunksPerBase ?? 20_000;
+  const cache = new Map<string, CachedBase>();
+
+  async function vectorsOf(baseId: string, version: number): Promise<CachedBase | undefined> {
+    const hit = cache.get(baseId);
+    if (hit && hit.version === version) {
+      cache.delete(baseId);
+      cache.set(baseId, hit); // most recently used last
+      return hit;
+    }
+    const model = embeddings?.model ?? '';
+    const count = await db
+      .selectFrom('knowledge_chunks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('knowledge_base_id', '=', baseId)
+      .where('embedding_model', '=', model)
+      .executeTakeFirstOrThrow();
+    if (Number(count.n) > maxCached) return undefined;
+    const rows = await db
+      .selectFrom('knowledge_chunks')
+      .select(['id', 'embedding'])
+      .where('knowledge_base_id', '=', baseId)
+      .where('embedding_model', '=', model)
+      .execute();
+    const entry: CachedBase = { version, ids: [], vectors: [] };
+    for (const row of rows) {
+      if (!row.embedding) continue;
+      entry.ids.push(row.id);
+      entry.vectors.push(normalized(row.embedding));
+    }
+    cache.set(baseId, entry);
+    while (cache.size > MAX_CACHED_BASES) cache.delete(cache.keys().next().value as string);
+    return entry;
+  }
+
+  /** Document frequencies of the lexemes of a set of bases, valid while their content versions hold. */
+  const frequencies = new Map<string, { versions: string; total: number; df: Map<string, number> }>();
+
+  function frequencyEntry(key: string, versions: string) {
+    let entry = frequencies.get(key);
+    if (!entry || entry.versions !== versions || entry.df.size > MAX_CACHED_LEXEMES) {
+      entry = { versions, total: -1, df: new Map() };
+      frequencies.set(key, entry);
+      while (frequencies.size > MAX_CACHED_BASES) frequencies.delete(frequencies.keys().next().value as string);
+    }
+    return entry;
+  }
+
+  /**
+   * Full-text candidates. The query's lexemes (stemmed, stop words dropped, by the base's language)
+   * are OR-ed; each matching chunk scores Σ idf(lexeme) · tf/(tf + k) over the lexemes it holds,
+   * divided by Σ idf — a BM25-like weighted coverage in 0..1 where rare words count most (tf is
+   * read as ts_rank_cd of the lone lexeme). Lexemes found in more than half of a large base's chunks
+   * are left out of the match (kept when nothing else is left), so frequent domain words neither
+   * drown the ranking nor make every chunk a candidate. Document frequencies are cached per
+   * content version, so a repeated word costs one index lookup per change of the base.
+   */
+  async function fullText(workspaceId: string, bases: Array<{ id: string; content_version: number }>, tsConfig: string, query: string, limit: number) {
+    const baseIds = bases.map((b) => b.id);
+    const inBases = sql`c.workspace_id = ${workspaceId} and c.knowledge_base_id in (${sql.join(baseIds)})`;
+    const cache = frequencyEntry(
+      `${tsConfig}|${[...baseIds].sort().join(',')}`,
+      bases.map((b) => `${b.id}:${b.content_version}`).sort().join(','),
+    );
+    const known = [...cache.df.keys()];
+    const { rows: terms } = await sql<{ lexeme: string; query: string; df: number | null; total: number | null }>`
+      select l.lexeme, plainto_tsquery('simple', l.lexeme)::text as query,
+        case when l.lexeme = any(${known}::text[]) then null
+          else (select count(*)::int from knowledge_chunks c where ${inBases} and c.tsv @@ plainto_tsquery('simple', l.lexeme)) end as df,
+        case when ${cache.total >= 0} then null else (select count(*)::int from knowledge_chunks c where ${inBases}) end as total
+      from unnest(tsvector_to_array(to_tsvector(${tsConfig}::regconfig, ${query}))) as l(lexeme)`.execute(db);
+    for (const term of terms) {
+      if (term.df !== null) cache.df.set(term.lexeme, Number(term.df));
+      if (term.total !== null) cache.total = Number(term.total);
+    }
+    const total = cache.total;
+    const present = terms.map((t) => ({ ...t, df: cache.df.get(t.lexeme) ?? 0 })).filter((t) => t.df > 0 && t.query !== '');
+    if (present.length === 0) return [];
+    const informative = present.filter((t) => total < COMMON_MIN_CHUNKS || t.df <= total * COMMON_SHARE);
+    const used = informative.length > 0 ? informative : present;
+    const weights = used.map((t) => Math.log(1 + (total - t.df + 0.5) / (t.df + 0.5)));
+    const weightSum = weights.reduce((a, b) => a + b, 0);
+    // The tsqueries are constants of the statement (their text as PostgreSQL printed it).
+    const anyTerm = used.map((t) => `(${t.query})`).join(' | ');
+    const score = sql.join(
+      used.map((t, i) => sql`${weights[i]}::float8 * (ts_rank_cd(c.tsv, ${t.query}::tsquery) / (ts_rank_cd(c.tsv, ${t.query}::tsquery) + ${TF_SATURATION}))`),
+      sql` + `,
+    );
+    const { rows } = await sql<{ id: string; source_id: string; text: string; score: number }>`
+      select c.id, c.source_id, c.text, (${score}) / ${weightSum} as score
+      from knowledge_chunks c
+      where ${inBases} and c.tsv @@ ${anyTerm}::tsquery
+      order by score desc, c.id asc
+      limit ${limit}`.execute(db);
+    return rows.map((r) => ({ ...r, score: Number(r.score) }));
+  }
+
+  async function queryVector(query: string): Promise<Float32Array | undefined> {
+    if (!embeddings) return undefined;
+    try {
+      const [vector] = await embeddings.embed([query]);
+      return vector ? normalized(vector) : undefined;
+    } catch (error) {
+      deps.onEmbeddingError?.(error);
+      return undefined;
+    }
+  }
+
+  return {
+    async search(workspaceId, knowledgeBaseIds, query, topK) {
+      const ids = [...new Set(knowledgeBaseIds)].slice(0, MAX_BASES);
+      const k = Math.max(1, Math.min(Math.trunc(topK) || 1, 100));
+      if (ids.length === 0 || query.trim() === '') return [];
+      const bases = await db
+        .selectFrom('knowledge_bases')
+        .select(['id', 'ts_config', 'content_version'])
+        .where('workspace_id', '=', workspaceId)
+        .where('id', 'in', ids)
+        .execute();
+      if (bases.length === 0) return [];
+
+      const candidateLimit = Math.max(50, k * 5);
+      const byConfig = new Map<string, typeof bases>();
+      for (const base of bases) byConfig.set(base.ts_config, [...(byConfig.get(base.ts_config) ?? []), base]);
+      const textHits = (await Promise.all([...byConfig].map(([config, bases]) => fullText(workspaceId, bases, config, query, candidateLimit)))).flat();
+      const scored = new Map<string, { fullText: number; semantic: number; source_id?: string; text?: string }>();
+      for (const hit of textHits) scored.set(hit.id, { fullText: hit.score, semantic: 0, source_id: hit.source_id, text: hit.text });
+
+      const vector = await queryVector(query);
+      if (vector) {
+        const similarities = new Map<string, number>();
+        const nearest: Array<[string, number]> = [];
+        const uncached: string[] = [];
+        for (const base of bases) {
+          const entry = await vectorsOf(base.id, base.content_version);
+          if (!entry) {
+            uncached.push(base.id);
+            continue;
+          }
+          for (let i = 0; i < entry.ids.length; i++) {
+            const similarity = dot(vector, entry.vectors[i]);
+            similarities.set(entry.ids[i], similarity);
+            nearest.push([entry.ids[i], similarity]);
+          }
+        }
+        // Bases too large to cache: cosine for their full-text candidates only.
+        const missing = [...scored.keys()].filter((id) => !similarities.has(id));
+        if (uncached.length > 0 && missing.length > 0) {
+          const rows = await db.selectFrom('knowledge_chunks').select(['id', 'embedding', 'embedding_model']).where('id', 'in', missing).execute();
+          for (const row of rows) {
+            if (row.embedding && row.embedding_model === embeddings?.model) similarities.set(row.id, dot(vector, normalized(row.embedding)));
+          }
+        }
+        nearest.sort((a, b) => b[1] - a[1]);
+        for (const [id] of nearest.slice(0, candidateLimit)) if (!scored.has(id)) scored.set(id, { fullText: 0, semantic: 0 });
+        for (const [id, entry] of scored) entry.semantic = Math.max(0, similarities.get(id) ?? 0);
+      }
+
+      const ranked = [...scored]
+        .map(([id, s]) => ({ id, s, score: vector ? FULL_TEXT_WEIGHT * s.fullText + SEMANTIC_WEIGHT * s.semantic : s.fullText }))
+        .filter((r) => r.score > 0)
+        .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+        .slice(0, k);
+      if (ranked.length === 0) return [];
+
+      // Semantic-only winners have no text yet: read them (and only them) back.
+      const missing = ranked.filter((r) => r.s.text === undefined).map((r) => r.id);
+      const rows = missing.length === 0 ? [] : await db.selectFrom('knowledge_chunks').select(['id', 'source_id', 'text']).where('workspace_id', '=', workspaceId).where('id', 'in', missing).execute();
+      const read = new Map(rows.map((r) => [r.id, r]));
+      return ranked.flatMap((r) => {
+        const row = r.s.text !== undefined && r.s.source_id !== undefined ? { source_id: r.s.source_id, text: r.s.text } : read.get(r.id);
+        return row ? [{ source_id: row.source_id, chunk_id: r.id, text: row.text, score: Math.round(r.score * 1e6) / 1e6 }] : [];
+      });
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import { sql } from 'kysely';
+import type { Clock } from '../clock.ts';
+import type { Executor } from '../db/schema.ts';
+import { newId } from '../ids.ts';
+import { buildEnvelope, eventTypeInfo } from './catalog.ts';
+import type { EmitInput, EmittedEvent, EventEmitter } from './emit.ts';
+
+// The events engine's write side (transactional outbox): `emit(tx, input)` writes the immutable
+// event and one delivery per subscribed destination with the caller's transaction, and wakes
+// the workers once that transaction commits (NOTIFY is delivered only on commit; the in-process
+// nudge runs a claim that, on PGlite, queues behind the open transaction).
+
+/** NOTIFY channel the workers LISTEN on (PostgreSQL). */
+export const DELIVERY_CHANNEL = 'vap_webhook_deliveries';
+
+export interface EmitterDeps {
+  clock: Clock;
+  webhooks: { agentSchedule: number[]; tenantSchedule: number[] };
+  /** NOTIFY inside the transaction (PostgreSQL: wakes workers of every instance after commit). */
+  notifyInTransaction: boolean;
+}
+
+/** In-process wake-up of the workers of this process. */
+export function createWakeSignal() {
+  const listeners = new Set<() => void>();
+  return {
+    subscribe(listener: () => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    /** Wakes the workers after the current job of the event loop (after the caller's commit is issued). */
+    nudge() {
+      if (listeners.size === 0) return;
+      setImmediate(() => {
+        for (const listener of listeners) listener();
+      });
+    },
+  };
+}
+export type WakeSignal = ReturnType<typeof createWakeSignal>;
+
+export function createEventEmitter(deps: EmitterDeps) {
+  const wake = createWakeSignal();
+
+  /** Tells the workers that deliveries are due (call inside the transaction that made them due). */
+  async function announce(tx: Executor): Promise<void> {
+    if (deps.notifyInTransaction) await sql`select pg_notify(${DELIVERY_CHANNEL}, '')`.execute(tx);
+    wake.nudge();
+  }
+
+  async function emit(tx: Executor, input: EmitInput): Promise<EmittedEvent> {
+    const info = eventTypeInfo(input.type);
+    if (!info) throw new Error(`unknown event type ${input.type}`);
+    const eventId = newId('evt');
+    const now = deps.clock.now();
+    const isTest = input.type === 'webhook.test';
+
+    const agent = input.agent;
+    const toAgent = Boolean(
+      !input.tenantOnly && agent && info.agent && agent.url && (isTest || agent.events.length === 0 || agent.events.includes(input.type)),
+    );
+    let tenant: { url: string; events: string[] } | undefined;
+    if (!input.agentOnly) {
+      const endpoint = await tx.selectFrom('webhook_endpoints').select(['url', 'events']).where('workspace_id', '=', input.workspaceId).executeTakeFirst();
+      if (endpoint && (isTest || endpoint.events.includes(input.type))) tenant = endpoint;
+    }
+    if (!toAgent && !tenant) return { eventId, deliveryIds: [] };
+
+    const agentId = input.agentId ?? agent?.agentId ?? null;
+    const callId = input.callId ?? null;
+    const payload = JSON.stringify(buildEnvelope(info.listing, { id: eventId, type: input.type, timestamp: now.toISOString(), data: input.data, callId, agentId }));
+    await tx
+      .insertInto('webhook_events')
+      .values({ id: eventId, workspace_id: input.workspaceId, type: input.type, agent_id: agentId, call_id: callId, payload, created_at: now })
+      .execute();
+
+    const common = {
+      event_id: eventId,
+      workspace_id: input.workspaceId,
+      event_type: input.type,
+      agent_id: agentId,
+      status: 'pending' as const,
+      attempt_count: 0,
+      next_trigger: 'scheduled' as const,
+      created_at: now,
+      updated_at: now,
+    };
+    const rows = [];
+    if (toAgent && agent) {
+      rows.push({
+        ...common,
+        id: newId('dlv'),
+        destination: 'agent' as const,
+        url: agent.url,
+        secret: agent.secret,
+        previous_secret: agent.previousSecret ?? null,
+        previous_secret_expires_at: agent.previousSecret ? (agent.previousSecretExpiresAt ?? null) : null,
+        ordering_key: callId ? `agent:${agent.agentId}:${callId}` : null,
+        max_attempts: deps.webhooks.agentSchedule.length,
+        next_attempt_at: new Date(now.getTime() + deps.webhooks.agentSchedule[0]),
+      });
+    }
+    if (tenant) {
+      rows.push({
+        ...common,
+        id: newId('dlv'),
+        destination: 'tenant' as const,
+        url: tenant.url,
+        secret: null,
+        previous_secret: null,
+        previous_secret_expires_at: null,
+        ordering_key: callId ? `tenant:${input.workspaceId}:${callId}` : null,
+        max_attempts: deps.webhooks.tenantSchedule.length,
+        next_attempt_at: new Date(now.getTime() + deps.webhooks.tenantSchedule[0]),
+      });
+    }
+    await tx.insertInto('webhook_deliveries').values(rows).execute();
+    await announce(tx);
+    return { eventId, deliveryIds: rows.map((r) => r.id) };
+  }
+
+  return {
+    emit,
+    announce,
+    /** Workers of this process subscribe here to be woken after an emit, retry or replay. */
+    wake,
+  } satisfies EventEmitter & Record<string, unknown>;
+}
+
+export type EventEngine = ReturnType<typeof createEventEmitter>;

@@ -1,0 +1,31 @@
+// The text-to-speech port: a provider lists its voices and turns text into mono PCM16 audio.
+// The built-in engine (builtin.ts) works offline; other adapters (OpenAI-compatible HTTP) plug in
+// beside it and add their voices to GET /v1/voices.
+
+export const VOICE_GENDERS = ['female', 'male', 'neutral'] as const;
+export type VoiceGender = (typeof VOICE_GENDERS)[number];
+
+export interface VoiceInfo {
+  /** Unique across providers: the built-in voices are `builtin-<name>`. */
+  id: string;
+  name: string;
+  /** BCP 47 tag of the voice's accent. */
+  language: string;
+  gender: VoiceGender;
+  /** Provider name, e.g. `builtin`. */
+  provider: string;
+  description: string;
+}
+
+export interface SynthesizedAudio {
+  /** Mono signed 16-bit samples. */
+  pcm: Int16Array;
+  sampleRate: number;
+}
+
+export interface TtsProvider {
+  readonly name: string;
+  voices(): VoiceInfo[];
+  /** Speaks `text` with one of this provider's voices; throws for a voice it does not have. */
+  synthesize(text: string, voiceId: string): Promise<SynthesizedAudio>;
+}
