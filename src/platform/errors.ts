@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   no_caller_id: 422,
   rate_limited: 429,
   internal: 500,
+  upstream_error: 502,
   service_unavailable: 503,
 } as const;
 
@@ -42,6 +43,7 @@ const TITLES: Record<number, string> = {
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  502: 'Bad Gateway',
   503: 'Service Unavailable',
 };
 

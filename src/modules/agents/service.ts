@@ -12,6 +12,7 @@ import type { AgentDestination, EventEmitter } from '../../platform/outbox/emit.
 import { type Page, pageRequest, toPage } from '../../platform/pagination.ts';
 import { DEFAULT_VOICE_ID } from '../../providers/tts/builtin.ts';
 import type { TtsRegistry } from '../../providers/tts/index.ts';
+import { LlmError } from '../../providers/llm/index.ts';
 import { newWebhookSecret } from '../../platform/outbox/signing.ts';
 import type { FunctionCaller } from './functions.ts';
 import type { AgentRow, AgentsRepo, AgentValues } from './repo.ts';
@@ -364,7 +365,11 @@ export function createAgentsService(deps: AgentsServiceDeps) {
         }
       }
       // The engine may call the LLM and functions over the network: no transaction is open here.
-      const result = await engine.respond({ workspaceId: ctx.workspaceId, agent, history, userText: body.message, variables });
+      const result = await engine.respond({ workspaceId: ctx.workspaceId, agent, history, userText: body.message, variables }).catch((error) => {
+        // The model server failed (down, refused our key, answered garbage): the caller's request was fine.
+        if (error instanceof LlmError) throw new AppError('upstream_error', `the language model did not answer: ${error.message}`);
+        throw error;
+      });
       newTurns.push({ role: 'user', text: body.message, at: now() }, { role: 'agent', text: result.reply, at: now() });
 
       if (conversation) {
