@@ -380,6 +380,25 @@ describe('webhook delivery: real clock', async () => {
     assert.equal(headers['x-service-signature'], `sha256=${createHmac('sha256', newSecret).update(hit.body).digest('hex')}`);
   });
 
+  it("signs agent deliveries with the agent's previous secret too while it is valid", async () => {
+    const owner = await signUp(t);
+    const hook = await receiver();
+    const previous = newWebhookSecret();
+    const current = agentDestination(hook.url);
+    const valid = { ...current, previousSecret: previous, previousSecretExpiresAt: new Date(Date.now() + 3600e3) };
+    const expired = { ...current, previousSecret: previous, previousSecretExpiresAt: new Date(Date.now() - 1000) };
+    await emit(t, { workspaceId: owner.workspaceId, type: 'call.started', agent: valid, data: { n: 1 } });
+    await drain(worker);
+    await emit(t, { workspaceId: owner.workspaceId, type: 'call.started', agent: expired, data: { n: 2 } });
+    await drain(worker);
+    assert.equal(hook.received.length, 2);
+    const [during, afterwards] = hook.received.map((r) => ({ body: r.body, headers: r.headers as Record<string, string> }));
+    new Webhook(previous).verify(during.body, during.headers);
+    new Webhook(current.secret).verify(during.body, during.headers);
+    new Webhook(current.secret).verify(afterwards.body, afterwards.headers);
+    assert.throws(() => new Webhook(previous).verify(afterwards.body, afterwards.headers));
+  });
+
   it('wakes the worker of another instance through LISTEN/NOTIFY', { skip: !usingPostgres() && 'PostgreSQL only (TEST_DATABASE_URL)' }, async () => {
     const owner = await signUp(t);
     const hook = await receiver();

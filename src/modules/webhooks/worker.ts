@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
-import { sql, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import type pg from 'pg';
 import type { Clock } from '../../platform/clock.ts';
 import type { DatabaseHandle } from '../../platform/db/database.ts';
-import type { DB } from '../../platform/db/schema.ts';
+import type { Executor } from '../../platform/db/schema.ts';
 import { API_VERSION } from '../../platform/http/openapi.ts';
 import { newId } from '../../platform/ids.ts';
 import { type OutboundClient, UrlRefusedError } from '../../platform/outbound/ssrf-guard.ts';
@@ -85,13 +85,15 @@ export function createWebhookWorker(deps: WorkerDeps) {
   const leaseMs = webhooks.timeoutMs + LEASE_MARGIN_MS;
   const pollIntervalMs = deps.pollIntervalMs ?? 1000;
 
-  // The worker's own commits (claims, results) skip the WAL flush wait on PostgreSQL: a commit
-  // lost in a database crash only means an attempt is sent again (at-least-once allows it),
-  // while events and deliveries are written by the emitting transaction, which keeps full
-  // durability. One fsync less per claim and per result is most of the cost at low concurrency.
-  async function workerTransaction<T>(fn: (tx: Transaction<DB>) => Promise<T>): Promise<T> {
+  // The claim and the result are each one statement (atomic on its own). On PostgreSQL they run
+  // in a transaction that skips the WAL flush wait: a commit lost in a database crash only means
+  // an attempt is sent again (at-least-once allows it), while events and deliveries are written
+  // by the emitting transaction with full durability. One fsync less per claim and per result
+  // is most of the cost at low concurrency. PGlite has no such wait: the statement runs alone.
+  async function workerStatement<T>(fn: (executor: Executor) => Promise<T>): Promise<T> {
+    if (database.kind !== 'postgres') return fn(db);
     return db.transaction().execute(async (tx) => {
-      if (database.kind === 'postgres') await sql`set local synchronous_commit = off`.execute(tx);
+      await sql`set local synchronous_commit = off`.execute(tx);
       return fn(tx);
     });
   }
@@ -111,7 +113,7 @@ export function createWebhookWorker(deps: WorkerDeps) {
   async function claim(limit: number): Promise<ClaimedRow[]> {
     const now = clock.now();
     const leaseUntil = new Date(now.getTime() + leaseMs);
-    const result = await workerTransaction((tx) => sql<ClaimedRow>`
+    const result = await workerStatement((executor) => sql<ClaimedRow>`
       with due as (
         select d.id from webhook_deliveries d
         where d.status = 'pending' and d.next_attempt_at <= ${now} and d.attempt_count < d.max_attempts
@@ -143,7 +145,7 @@ export function createWebhookWorker(deps: WorkerDeps) {
       from claimed c
       join webhook_events e on e.id = c.event_id
       left join webhook_endpoints w on c.destination = 'tenant' and w.workspace_id = c.workspace_id
-      order by c.id`.execute(tx));
+      order by c.id`.execute(executor));
     return result.rows.map((r) => ({
       ...r,
       first_attempt_at: new Date(r.first_attempt_at),
@@ -207,42 +209,30 @@ export function createWebhookWorker(deps: WorkerDeps) {
       random: deps.random,
     });
     const lastError = result.error ?? (result.outcome.kind === 'succeeded' ? null : `HTTP ${result.statusCode}`);
-    return workerTransaction(async (tx) => {
-      const updated = await tx
-        .updateTable('webhook_deliveries')
-        .set({
-          status: plan.status,
-          next_attempt_at: plan.nextAttemptAt,
-          next_trigger: 'scheduled',
-          lease_holder: null,
-          lease_expires_at: null,
-          last_status_code: result.statusCode,
-          last_error: lastError,
-          updated_at: now,
-        })
-        .where('id', '=', row.id)
-        .where('status', '=', 'pending')
-        .where('lease_holder', '=', holder)
-        .where('attempt_count', '=', row.attempt_count)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) return false;
-      await tx
-        .insertInto('webhook_attempts')
-        .values({
-          id: newId('att'),
-          delivery_id: row.id,
-          workspace_id: row.workspace_id,
-          attempt: row.attempt_count,
-          trigger: row.next_trigger,
-          started_at: result.startedAt,
-          duration_ms: result.durationMs,
-          status_code: result.statusCode,
-          response_excerpt: result.excerpt,
-          error: result.error,
-        })
-        .execute();
-      return true;
-    });
+    // One statement: the fenced update and the attempt row, so the result is applied whole or
+    // not at all (a lost lease writes nothing).
+    const applied = await workerStatement((executor) =>
+      sql<{ id: string }>`
+        with updated as (
+          update webhook_deliveries set
+            status = ${plan.status},
+            next_attempt_at = ${plan.nextAttemptAt}::timestamptz,
+            next_trigger = 'scheduled',
+            lease_holder = null,
+            lease_expires_at = null,
+            last_status_code = ${result.statusCode}::integer,
+            last_error = ${lastError}::text,
+            updated_at = ${now}::timestamptz
+          where id = ${row.id} and status = 'pending' and lease_holder = ${holder} and attempt_count = ${row.attempt_count}::integer
+          returning id, workspace_id
+        )
+        insert into webhook_attempts (id, delivery_id, workspace_id, attempt, trigger, started_at, duration_ms, status_code, response_excerpt, error)
+        select ${newId('att')}::text, u.id, u.workspace_id, ${row.attempt_count}::integer, ${row.next_trigger}::text, ${result.startedAt}::timestamptz,
+          ${result.durationMs}::integer, ${result.statusCode}::integer, ${result.excerpt}::text, ${result.error}::text
+        from updated u
+        returning id`.execute(executor),
+    );
+    return applied.rows.length === 1;
   }
 
   async function deliver(row: ClaimedRow): Promise<void> {
