@@ -8,6 +8,7 @@ import { buildTestApp, type TestApp } from '../../../test/support/app.ts';
 import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
 import { securitySuite } from '../../../test/support/security.ts';
 import { startFakeEmbeddingsServer } from '../../providers/embeddings/fake-server.ts';
+import { createOpenAiEmbeddings } from '../../providers/embeddings/openai.ts';
 import { makeDocx, makePdf } from './fixtures/documents.ts';
 import { createKnowledgeSearch, missingKnowledgeBaseIds } from './search.ts';
 import { FIXTURES, addText, createBase, multipart, query } from './test-helpers.ts';
@@ -215,6 +216,26 @@ describe('knowledge base', async () => {
       assert.deepEqual(await query(t, user, kb.id, 'window.analytics sans-serif'), []);
     });
 
+    it('Idempotency-Key replays the same upload and refuses another file under the same key', async () => {
+      const user = await signUp(t);
+      const kb = await createBase(t, user);
+      const url = `/v1/knowledge-base/${kb.id}/sources`;
+      const send = (text: string) => {
+        const body = multipart({ title: 'Notes' }, { filename: 'notes.txt', contentType: 'text/plain', data: Buffer.from(text) });
+        return t.request({ method: 'POST', url, ...as(user), payload: body.payload, headers: { ...body.headers, 'idempotency-key': 'upload-1' } });
+      };
+      const first = await send('Owls hunt at night.');
+      assert.equal(first.statusCode, 201, first.body);
+      const again = await send('Owls hunt at night.');
+      assert.equal(again.statusCode, 201);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(again.json().id, first.json().id);
+      const other = await send('Bats hunt at dusk.');
+      assert.equal(other.statusCode, 422, other.body);
+      assert.equal(other.json().code, 'idempotency_key_reused');
+      assert.equal((await t.request({ method: 'GET', url, ...as(user) })).json().data.length, 1);
+    });
+
     it('answers 415 for an unsupported file type, 422 for an unreadable or empty one, 413 above 20 MiB', async () => {
       const user = await signUp(t);
       const kb = await createBase(t, user);
@@ -232,6 +253,11 @@ describe('knowledge base', async () => {
       assert.equal(noFile.json().errors[0].path, 'file');
       const wrongField = await t.request({ method: 'POST', url, ...as(user), ...multipart({}, { field: 'document', filename: 'a.txt', contentType: 'text/plain', data: Buffer.from('hello') }) });
       assert.equal(wrongField.statusCode, 422, wrongField.body);
+      const twoTitles = await t.request({ method: 'POST', url, ...as(user), ...multipart({ title: '', colour: 'red' }, { filename: 'a.txt', contentType: 'text/plain', data: Buffer.from('hello') }) });
+      assert.equal(twoTitles.statusCode, 422, twoTitles.body);
+      assert.deepEqual(twoTitles.json().errors.map((e: { path: string }) => e.path).sort(), ['colour', 'title']);
+      const fileAsField = await t.request({ method: 'POST', url, ...as(user), ...multipart({ file: 'not a file' }) });
+      assert.equal(fileAsField.statusCode, 422, fileAsField.body);
       const big = Buffer.alloc(20 * 1024 * 1024 + 1, 'a');
       const tooLarge = await t.request({ method: 'POST', url, ...as(user), ...multipart({}, { filename: 'big.txt', contentType: 'text/plain', data: big }) });
       assert.equal(tooLarge.statusCode, 413, tooLarge.body);
@@ -382,6 +408,12 @@ describe('knowledge base', async () => {
       const hybrid = await query(app, user, kb.id, 'When can tourists climb the tower?');
       assert.match(hybrid[0].text, /climb the tower only on Sundays/);
       assert.ok(hybrid[0].score > 0 && hybrid[0].score <= 1);
+
+      // A base too large for the vector cache: cosine over the full-text candidates only.
+      const uncached = createKnowledgeSearch({ db: app.platform.db, embeddings: createOpenAiEmbeddings({ baseUrl: server.baseUrl, model: 'fake-embed-1' }), vectorCacheBytes: 64 });
+      const small = await uncached.search(user.workspaceId, [kb.id], 'When can tourists climb the tower?', 3);
+      assert.match(small[0].text, /climb the tower only on Sundays/);
+      assert.equal(small[0].score, hybrid[0].score);
 
       // Provider down while querying: full-text ranking still answers.
       server.failNext(10);

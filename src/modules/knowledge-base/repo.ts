@@ -8,6 +8,7 @@ import type { KnowledgeBasesTable, KnowledgeSourcesTable, SourceStatus } from '.
 // another workspace is not found.
 
 const INSERT_BATCH = 200;
+const SOURCE_COLUMNS = ['id', 'knowledge_base_id', 'type', 'title', 'url', 'filename', 'format', 'status', 'error', 'chunk_count', 'bytes', 'created_at', 'updated_at'] as const;
 
 export interface NewChunk {
   text: string;
@@ -82,10 +83,12 @@ export function createKnowledgeBaseRepo() {
         .executeTakeFirstOrThrow();
     },
 
-    findSource(db: Executor, workspaceId: string, baseId: string, id: string) {
+    /** A source without its extracted text (which can be megabytes); `withContent` adds it. */
+    findSource(db: Executor, workspaceId: string, baseId: string, id: string, withContent = false) {
       return db
         .selectFrom('knowledge_sources')
-        .selectAll()
+        .select(SOURCE_COLUMNS)
+        .$if(withContent, (q) => q.select(['content']))
         .where('workspace_id', '=', workspaceId)
         .where('knowledge_base_id', '=', baseId)
         .where('id', '=', id)
@@ -95,7 +98,7 @@ export function createKnowledgeBaseRepo() {
     listSources(db: Executor, workspaceId: string, baseId: string, page: PageRequest) {
       let query = db
         .selectFrom('knowledge_sources')
-        .select(['id', 'knowledge_base_id', 'type', 'title', 'url', 'filename', 'status', 'error', 'chunk_count', 'bytes', 'created_at', 'updated_at'])
+        .select(SOURCE_COLUMNS)
         .where('workspace_id', '=', workspaceId)
         .where('knowledge_base_id', '=', baseId);
       if (page.after) query = query.where('id', '<', page.after);
@@ -114,7 +117,7 @@ export function createKnowledgeBaseRepo() {
 
     /**
      * Moves a source to processing unless another ingestion holds it (a processing row
-     * younger than `staleBefore`). Returns the claimed row, or undefined.
+     * younger than `staleBefore`). Returns the claimed id, or undefined.
      */
     claimSource(db: Executor, workspaceId: string, baseId: string, id: string, now: Date, staleBefore: Date) {
       return db
@@ -124,7 +127,7 @@ export function createKnowledgeBaseRepo() {
         .where('knowledge_base_id', '=', baseId)
         .where('id', '=', id)
         .where((eb) => eb.or([eb('status', '!=', 'processing'), eb('updated_at', '<', staleBefore)]))
-        .returningAll()
+        .returning('id')
         .executeTakeFirst();
     },
 

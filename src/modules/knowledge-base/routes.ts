@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
@@ -56,7 +57,19 @@ export function knowledgeBaseRoutes(platform: Platform): FastifyPluginAsyncTypeb
 
   return async (app) => {
     // Multipart only here (file sources); text/plain bodies are not accepted by this module.
-    await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES, files: 1, fields: 5, parts: 6, fieldSize: 4096 } });
+    // Parts are read before validation: the file is buffered (≤ 20 MiB, else 413) aside, and the
+    // body keeps `file: "sha256:<hex>"`, so the form is validated by its schema (unknown fields are
+    // 422) and Idempotency-Key compares uploads by content.
+    const uploads = new WeakMap<object, UploadedFile>();
+    await app.register(multipart, {
+      attachFieldsToBody: 'keyValues',
+      limits: { fileSize: MAX_FILE_BYTES, files: 1, fields: 5, parts: 6, fieldSize: 4096 },
+      async onFile(part) {
+        const bytes = await part.toBuffer();
+        if (part.fieldname === 'file') uploads.set(this, { filename: part.filename, mimetype: part.mimetype, bytes });
+        (part as unknown as { value: string }).value = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+      },
+    });
     app.removeContentTypeParser('text/plain');
 
     app.post(
@@ -135,18 +148,9 @@ export function knowledgeBaseRoutes(platform: Platform): FastifyPluginAsyncTypeb
         const ctx = workspaceOf(request);
         let created: KnowledgeSource;
         if (request.isMultipart()) {
-          let file: UploadedFile | undefined;
-          let title: string | undefined;
-          for await (const part of request.parts()) {
-            if (part.type === 'file') {
-              if (part.fieldname !== 'file') throw invalidField(part.fieldname, 'is not a known field (send the document as "file")');
-              file = { filename: part.filename, mimetype: part.mimetype, bytes: await part.toBuffer() };
-            } else if (part.fieldname === 'title') {
-              title = String(part.value);
-              if (title.length > 300) throw invalidField('title', 'must NOT have more than 300 characters');
-            } else throw invalidField(part.fieldname, 'is not a known field');
-          }
-          if (!file) throw invalidField('file', 'is required');
+          const file = uploads.get(request);
+          if (!file) throw invalidField('file', 'must be a file part');
+          const { title } = request.body as { title?: string };
           created = await service.addFileSource(ctx, request.params.id, { ...file, title });
         } else {
           created = await service.addJsonSource(ctx, request.params.id, request.body as SourceCreateJson);

@@ -83,18 +83,14 @@ export const SourceCreateJson = Type.Object(
 );
 export type SourceCreateJson = Static<typeof SourceCreateJson>;
 
-/**
- * Documents the multipart form in OpenAPI. It has no `type: object` on purpose: the parts are read
- * by the handler (the body Fastify validates is empty), and `properties`/`required` only apply to objects.
- */
-export const SourceCreateMultipart = {
-  title: 'KnowledgeSourceUpload',
-  properties: {
-    file: { type: 'string', format: 'binary', description: 'txt, md, html, pdf, docx or csv; at most 20 MiB' },
-    title: { type: 'string', maxLength: 300, description: 'Defaults to the file name' },
+/** The multipart form. The handler sees `file` as `sha256:<hex>` of the uploaded bytes (kept aside). */
+export const SourceCreateMultipart = Type.Object(
+  {
+    file: Type.String({ format: 'binary', description: 'txt, md, html, pdf, docx or csv; at most 20 MiB' }),
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'Defaults to the file name' })),
   },
-  required: ['file'],
-};
+  { additionalProperties: false, title: 'KnowledgeSourceUpload' },
+);
 
 export const KnowledgeChunk = Type.Object(
   {

@@ -26,8 +26,11 @@ export interface KnowledgeSearchDeps {
   embeddings?: EmbeddingsProvider;
   /** Told when the embeddings provider fails (search then ranks by full text alone). */
   onEmbeddingError?: (error: unknown) => void;
-  /** Bases with more embedded chunks than this are not cached: only full-text candidates get a cosine. */
-  maxCachedChunksPerBase?: number;
+  /**
+   * Memory for cached vectors (default 128 MiB, shared by all bases, least recently used evicted).
+   * A base whose vectors alone exceed it is not cached: only its full-text candidates get a cosine.
+   */
+  vectorCacheBytes?: number;
 }
 
 /** Hybrid score = FULL_TEXT_WEIGHT · weighted coverage + SEMANTIC_WEIGHT · max(0, cosine); both parts lie in 0..1. */
@@ -46,6 +49,8 @@ interface CachedBase {
   version: number;
   ids: string[];
   vectors: Float32Array[];
+  floats: number;
+  tooLarge?: boolean;
 }
 
 function normalized(vector: ArrayLike<number>): Float32Array {
@@ -74,38 +79,55 @@ export async function missingKnowledgeBaseIds(db: Database, workspaceId: string,
 
 export function createKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearch {
   const { db, embeddings } = deps;
-  const maxCached = deps.maxCachedChunksPerBase ?? 20_000;
+  const maxCachedFloats = Math.floor((deps.vectorCacheBytes ?? 128 * 1024 * 1024) / 4);
   const cache = new Map<string, CachedBase>();
+  let cachedFloats = 0;
 
+  /** The base's vectors (normalised), loaded once per content version; undefined when they exceed the cache budget. */
   async function vectorsOf(baseId: string, version: number): Promise<CachedBase | undefined> {
     const hit = cache.get(baseId);
     if (hit && hit.version === version) {
       cache.delete(baseId);
       cache.set(baseId, hit); // most recently used last
-      return hit;
+      return hit.tooLarge ? undefined : hit;
+    }
+    if (hit) {
+      cachedFloats -= hit.floats;
+      cache.delete(baseId);
     }
     const model = embeddings?.model ?? '';
-    const count = await db
+    const size = await db
       .selectFrom('knowledge_chunks')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max(sql<number>`cardinality(embedding)`).as('dims')])
       .where('knowledge_base_id', '=', baseId)
       .where('embedding_model', '=', model)
       .executeTakeFirstOrThrow();
-    if (Number(count.n) > maxCached) return undefined;
+    const floats = Number(size.n) * Number(size.dims ?? 0);
+    if (floats > maxCachedFloats) {
+      cache.set(baseId, { version, ids: [], vectors: [], floats: 0, tooLarge: true });
+      return undefined;
+    }
     const rows = await db
       .selectFrom('knowledge_chunks')
       .select(['id', 'embedding'])
       .where('knowledge_base_id', '=', baseId)
       .where('embedding_model', '=', model)
       .execute();
-    const entry: CachedBase = { version, ids: [], vectors: [] };
+    const entry: CachedBase = { version, ids: [], vectors: [], floats: 0 };
     for (const row of rows) {
       if (!row.embedding) continue;
       entry.ids.push(row.id);
       entry.vectors.push(normalized(row.embedding));
+      entry.floats += row.embedding.length;
     }
     cache.set(baseId, entry);
-    while (cache.size > MAX_CACHED_BASES) cache.delete(cache.keys().next().value as string);
+    cachedFloats += entry.floats;
+    // Evict the least recently used bases beyond the budget (never the one just loaded).
+    for (const [id, old] of cache) {
+      if ((cachedFloats <= maxCachedFloats && cache.size <= MAX_CACHED_BASES) || id === baseId) break;
+      cachedFloats -= old.floats;
+      cache.delete(id);
+    }
     return entry;
   }
 
@@ -139,12 +161,17 @@ export function createKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearc
       bases.map((b) => `${b.id}:${b.content_version}`).sort().join(','),
     );
     const known = [...cache.df.keys()];
+    // Counting stops past half the base: beyond that a lexeme is "common" and its exact count is not needed.
     const { rows: terms } = await sql<{ lexeme: string; query: string; df: number | null; total: number | null }>`
-      select l.lexeme, plainto_tsquery('simple', l.lexeme)::text as query,
+      with total as (
+        select case when ${cache.total >= 0} then ${cache.total}::int else (select count(*)::int from knowledge_chunks c where ${inBases}) end as n
+      )
+      select l.lexeme, plainto_tsquery('simple', l.lexeme)::text as query, total.n as total,
         case when l.lexeme = any(${known}::text[]) then null
-          else (select count(*)::int from knowledge_chunks c where ${inBases} and c.tsv @@ plainto_tsquery('simple', l.lexeme)) end as df,
-        case when ${cache.total >= 0} then null else (select count(*)::int from knowledge_chunks c where ${inBases}) end as total
-      from unnest(tsvector_to_array(to_tsvector(${tsConfig}::regconfig, ${query}))) as l(lexeme)`.execute(db);
+          else (select count(*)::int from (
+            select 1 from knowledge_chunks c where ${inBases} and c.tsv @@ plainto_tsquery('simple', l.lexeme)
+            limit greatest(${COMMON_MIN_CHUNKS}::int, floor(total.n * ${COMMON_SHARE}::float8)::int + 1)) m) end as df
+      from unnest(tsvector_to_array(to_tsvector(${tsConfig}::regconfig, ${query}))) as l(lexeme) cross join total`.execute(db);
     for (const term of terms) {
       if (term.df !== null) cache.df.set(term.lexeme, Number(term.df));
       if (term.total !== null) cache.total = Number(term.total);

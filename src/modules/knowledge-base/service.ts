@@ -86,8 +86,8 @@ export function createKnowledgeBaseService(deps: KnowledgeBaseServiceDeps) {
     return base;
   }
 
-  async function requireSource(ctx: WorkspaceContext, baseId: string, id: string) {
-    const source = await repo.findSource(db, ctx.workspaceId, baseId, id);
+  async function requireSource(ctx: WorkspaceContext, baseId: string, id: string, withContent = false) {
+    const source = await repo.findSource(db, ctx.workspaceId, baseId, id, withContent);
     if (!source) throw notFound('knowledge source');
     return source;
   }
@@ -283,7 +283,7 @@ export function createKnowledgeBaseService(deps: KnowledgeBaseServiceDeps) {
 
     async refreshSource(ctx: WorkspaceContext, baseId: string, id: string): Promise<KnowledgeSource> {
       const base = await requireBase(ctx, baseId);
-      const current = await requireSource(ctx, baseId, id);
+      const current = await requireSource(ctx, baseId, id, true);
       const now = clock.now();
       const claimed = await repo.claimSource(db, ctx.workspaceId, baseId, id, now, new Date(now.getTime() - STALE_PROCESSING_MS));
       if (!claimed) throw invalidState('the source is being processed; retry when its status is ready or failed');
