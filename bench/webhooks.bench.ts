@@ -27,6 +27,8 @@ import { newWebhookSecret, signedHeaders } from '../src/platform/outbox/signing.
 const CONCURRENCY = [1, 16, 64];
 const EVENTS: Record<number, number> = { 1: 500, 16: 2000, 64: 3000 };
 const EMIT_BATCH = 100;
+/** The longest a delivery phase may take (the slowest recorded run takes about 13 s). */
+const WAIT_MS = 180_000;
 
 async function startCountingReceiver() {
   let count = 0;
@@ -50,11 +52,19 @@ async function startCountingReceiver() {
     reset() {
       count = 0;
     },
-    until(n: number): Promise<void> {
+    /** Resolves once n requests arrived; rejects after timeoutMs (a benchmark stops by itself). */
+    until(n: number, timeoutMs: number): Promise<void> {
       if (count >= n) return Promise.resolve();
       target = n;
-      return new Promise((resolve) => {
-        reached = resolve;
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          reached = null;
+          reject(new Error(`the receiver got ${count} of ${n} deliveries in ${timeoutMs / 1000} s`));
+        }, timeoutMs);
+        reached = () => {
+          clearTimeout(timer);
+          resolve();
+        };
       });
     },
     close: () =>
@@ -112,8 +122,11 @@ async function measure(database: DatabaseHandle, receiver: CountingReceiver, con
   const worker = createWebhookWorker({ database, clock: systemClock, webhooks, outbound, logger, wake: events.wake, pollIntervalMs: 50 });
   const started = performance.now();
   await worker.start();
-  await receiver.until(n);
-  await worker.stop();
+  try {
+    await receiver.until(n, WAIT_MS);
+  } finally {
+    await worker.stop();
+  }
   const seconds = (performance.now() - started) / 1000;
   await outbound.close();
   const left = await database.db

@@ -43,11 +43,16 @@ await database.db
   .onConflict((oc) => oc.column('id').doNothing())
   .execute();
 const agent = { agentId: 'agent_crash', url: receiverUrl, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', events: [] };
-for (let i = 0; i < emitCount; i++) {
-  await database.db.transaction().execute((tx) => events.emit(tx, { workspaceId, type: 'call.started', agent, data: { i } }));
-  // A burst, not one block: let the worker deliver while the events keep coming.
-  if (i % 10 === 9) await new Promise((r) => setTimeout(r, 2));
+// The burst: transactions of 50 events, as fast as they commit, while the worker already delivers.
+const BATCH = 50;
+for (let i = 0; i < emitCount; i += BATCH) {
+  await database.db.transaction().execute(async (tx) => {
+    for (let j = i; j < Math.min(i + BATCH, emitCount); j++) {
+      await events.emit(tx, { workspaceId, type: 'call.started', agent, data: { i: j } });
+    }
+  });
 }
+if (emitCount > 0 && env.CRASH_EMITTED) fs.writeFileSync(env.CRASH_EMITTED, String(emitCount));
 
 // Wait until nothing is pending (bounded), then report what the database holds.
 const deadline = Date.now() + 90_000;

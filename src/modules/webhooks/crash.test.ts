@@ -74,9 +74,15 @@ it(`loses no event when a worker is killed with SIGKILL in the middle of a burst
     WEBHOOK_CONCURRENCY: '16',
   };
 
-  const first = runChild({ ...common, CRASH_EMIT: String(BURST) });
+  const emitted = path.join(work, 'emitted');
+  const first = runChild({ ...common, CRASH_EMIT: String(BURST), CRASH_EMITTED: emitted });
+  const allCommitted = (async () => {
+    for (let i = 0; i < 3000 && !fs.existsSync(emitted); i++) await new Promise((r) => setTimeout(r, 20));
+    if (!fs.existsSync(emitted)) throw new Error('the burst was not committed within 60 s');
+  })();
+  // Kill once the whole burst is committed and deliveries are under way, not after they end.
   await Promise.race([
-    receiver.waitFor(KILL_AFTER, 60_000),
+    Promise.all([allCommitted, receiver.waitFor(KILL_AFTER, 60_000)]),
     first.exited.then((code) => {
       throw new Error(`the first worker exited early (${code})`);
     }),
@@ -106,7 +112,8 @@ it(`loses no event when a worker is killed with SIGKILL in the middle of a burst
       `duplicates (at-least-once): ${duplicates}; deliveries retried: ${rows.filter((r) => r.attempt_count > 1).length}; ` +
       `recorded attempt errors: ${JSON.stringify(errors)}`,
   );
-  assert.ok(stored.size >= KILL_AFTER, 'the burst committed events before the kill');
+  assert.equal(stored.size, BURST, 'the whole burst was committed before the kill');
+  assert.ok(atKill < BURST, `the kill came in the middle of the deliveries (${atKill} of ${BURST} received)`);
   assert.deepEqual(missing, [], 'every committed event was delivered');
   assert.deepEqual(phantom, [], 'nothing was delivered that the database does not hold');
   assert.ok(rows.every((r) => r.status === 'succeeded'), 'every delivery ends succeeded');

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { after, describe, it } from 'node:test';
+import dns from 'node:dns';
+import { after, describe, it, mock } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { buildTestApp, type TestApp } from '../../../test/support/app.ts';
 import { usingPostgres } from '../../../test/support/database.ts';
-import { signUp } from '../../../test/support/fixtures.ts';
+import { createApiKey, signUp } from '../../../test/support/fixtures.ts';
 import { manualClock, systemClock } from '../../platform/clock.ts';
 import { openDatabase } from '../../platform/db/database.ts';
 import { newId } from '../../platform/ids.ts';
+import { createOutboundClient } from '../../platform/outbound/ssrf-guard.ts';
 import type { EmitInput } from '../../platform/outbox/emit.ts';
 import { newWebhookSecret } from '../../platform/outbox/signing.ts';
 import { type Receiver, startReceiver } from './test-receiver.ts';
@@ -328,6 +330,80 @@ describe('webhook delivery', async () => {
     assert.equal(hook.received.length, 1);
   });
 
+  it('drops the late result of a worker whose lease expired once the delivery was claimed again', async () => {
+    const owner = await signUp(t);
+    const hook = await receiver();
+    const emitted = await emit(t, { workspaceId: owner.workspaceId, type: 'call.started', agent: agentDestination(hook.url), data: {} });
+    const id = emitted.deliveryIds[0];
+    let answer: ((response: unknown) => void) | undefined;
+    const slow = workerFor(t, {
+      holder: 'slow-worker',
+      outbound: {
+        request: () =>
+          new Promise((resolve) => {
+            answer = resolve;
+          }),
+        close: async () => undefined,
+      } as unknown as WorkerDeps['outbound'],
+    });
+    const slowRun = slow.runDueOnce();
+    for (let i = 0; i < 100 && !answer; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(answer, 'the slow worker sent its attempt');
+    clock.advance(t.platform.config.webhooks.timeoutMs + 5000 + 1);
+    await drain(worker);
+    assert.equal((await deliveryRow(t, id)).status, 'succeeded');
+    // The first worker comes back with a 500 for attempt 1: too late, nothing of it is applied.
+    answer({ status: 500, headers: {}, body: Buffer.from('late'), truncated: false, durationMs: 1, url: hook.url });
+    assert.equal(await slowRun, 1);
+    const row = await deliveryRow(t, id);
+    assert.deepEqual([row.status, row.attempt_count, row.last_status_code, row.lease_holder], ['succeeded', 2, 200, null]);
+    const attempts = await t.platform.db.selectFrom('webhook_attempts').select(['attempt', 'status_code']).where('delivery_id', '=', id).execute();
+    assert.deepEqual(attempts, [{ attempt: 2, status_code: 200 }]);
+  });
+
+  it('records any response body: a NUL byte, a multi-byte character cut at the 2 KB cap', async () => {
+    const owner = await signUp(t);
+    const bodies = ['ok\u0000fine', `${'x'.repeat(2047)}é${'y'.repeat(100)}`];
+    const hook = await receiver((_r, i) => ({ status: 200, body: bodies[i] }));
+    const ids: string[] = [];
+    for (let i = 0; i < bodies.length; i++) {
+      ids.push((await emit(t, { workspaceId: owner.workspaceId, type: 'call.started', agent: agentDestination(hook.url), data: { i } })).deliveryIds[0]);
+      await drain(worker);
+    }
+    clock.advance(t.platform.config.webhooks.timeoutMs + 5000 + 1);
+    await drain(worker);
+    assert.equal(hook.received.length, 2, 'each delivered once, not again after the lease');
+    const excerpts: string[] = [];
+    for (const id of ids) {
+      assert.equal((await deliveryRow(t, id)).status, 'succeeded');
+      const attempt = await t.platform.db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', id).executeTakeFirstOrThrow();
+      excerpts.push(String(attempt.response_excerpt));
+    }
+    assert.equal(excerpts[0], 'okfine');
+    assert.equal(excerpts[1], 'x'.repeat(2047), 'at most 2 KB of UTF-8, no half character');
+  });
+
+  it('fails at once a delivery whose URL the SSRF guard refuses at connect time (DNS rebinding)', async () => {
+    const owner = await signUp(t);
+    const hook = await receiver();
+    // The first lookup answers a public address, the connect-time lookup the real one (127.0.0.1).
+    const lookup = mock.method(dns.promises, 'lookup', async () => [{ address: '93.184.216.34', family: 4 }]);
+    const outbound = createOutboundClient({ allowPrivate: false });
+    try {
+      const strict = workerFor(t, { outbound });
+      const url = hook.url.replace('127.0.0.1', 'localhost');
+      const emitted = await emit(t, { workspaceId: owner.workspaceId, type: 'call.started', agent: agentDestination(url), data: {} });
+      await drain(strict);
+      const row = await deliveryRow(t, emitted.deliveryIds[0]);
+      assert.equal(row.status, 'failed');
+      assert.match(String(row.last_error), /^URL refused: .*127\.0\.0\.1/);
+      assert.equal(hook.received.length, 0);
+    } finally {
+      lookup.mock.restore();
+      await outbound.close();
+    }
+  });
+
   it('keeps the order of one call\'s events for their first attempt', async () => {
     const owner = await signUp(t);
     const hook = await receiver();
@@ -353,6 +429,68 @@ describe('webhook delivery', async () => {
       assert.equal(hook.received[0].headers['webhook-id'], emitted.eventId);
     } finally {
       await live.stop();
+    }
+  });
+
+  it("signs retries and replays of an agent's events with the agent's current secrets after a rotation", async () => {
+    const owner = await signUp(t);
+    const hook = await receiver((_r, i) => (i === 0 ? 500 : 200));
+    const created = await t.request({ method: 'POST', url: '/v1/agents', token: owner.accessToken, payload: { name: 'Hooked', webhook_url: hook.url } });
+    assert.equal(created.statusCode, 201, created.body);
+    const { id: agentId, webhook_secret: oldSecret } = created.json();
+    const test = await t.request({ method: 'POST', url: `/v1/agents/${agentId}/webhook/test`, token: owner.accessToken, payload: {} });
+    assert.equal(test.statusCode, 202, test.body);
+    await drain(worker);
+    assert.equal(hook.received.length, 1);
+    const rotated = await t.request({ method: 'POST', url: `/v1/agents/${agentId}/webhook-secret/rotate`, token: owner.accessToken, payload: {} });
+    assert.equal(rotated.statusCode, 200, rotated.body);
+    const newSecret: string = rotated.json().webhook_secret;
+    clock.advance(1200);
+    await drain(worker);
+    assert.equal(hook.received.length, 2, 'the retry after the rotation');
+    const retry = hook.received[1];
+    const headers = retry.headers as Record<string, string>;
+    assert.equal(headers['x-service-signature'], `sha256=${createHmac('sha256', newSecret).update(retry.body).digest('hex')}`);
+    new Webhook(newSecret).verify(retry.body, headers);
+    new Webhook(oldSecret).verify(retry.body, headers);
+    // A day later the old secret no longer signs, a replay included.
+    const [delivery] = (await t.request({ method: 'GET', url: '/v1/webhooks/deliveries?destination=agent', token: owner.accessToken })).json().data;
+    const key = await createApiKey(t, owner, 'write');
+    clock.advance(24 * 3600e3 + 1000);
+    const again = await t.request({ method: 'POST', url: `/v1/webhooks/deliveries/${delivery.id}/retry`, token: key.key, payload: {} });
+    assert.equal(again.statusCode, 202, again.body);
+    await drain(worker);
+    assert.equal(hook.received.length, 3);
+    const late = hook.received[2];
+    assert.equal(late.headers['x-service-signature'], `sha256=${createHmac('sha256', newSecret).update(late.body).digest('hex')}`);
+    assert.equal(String(late.headers['webhook-signature']).split(' ').length, 1, 'only the new secret signs after 24 h');
+  });
+});
+
+describe('webhook delivery: a schedule written without its first attempt', async () => {
+  const later = manualClock(new Date());
+  const t = await buildTestApp({ clock: later, env: { WEBHOOK_RETRY_SCHEDULE: '1s,2s', TENANT_WEBHOOK_RETRY_SCHEDULE: '1s,2s', WEBHOOK_TIMEOUT_MS: '5000' } });
+  const worker = workerFor(t);
+
+  it('reads `1s,2s` as attempts at 0, 1 s and 2 s (DESIGN), for agent and tenant deliveries', async () => {
+    const owner = await signUp(t);
+    const hook = await receiver(() => 500);
+    const put = await t.request({ method: 'PUT', url: '/v1/webhooks', token: owner.accessToken, payload: { webhook_url: hook.url } });
+    assert.equal(put.statusCode, 200, put.body);
+    const agent = await emit(t, { workspaceId: owner.workspaceId, type: 'call.started', agent: agentDestination(hook.url), data: {} });
+    const tenant = await emit(t, { workspaceId: owner.workspaceId, type: 'wallet.low_balance', data: { balance_usd: 1, threshold_usd: 5 } });
+    const ids = [agent.deliveryIds[0], tenant.deliveryIds[0]];
+    await drain(worker);
+    assert.equal(hook.received.length, 2, 'the first attempts are sent at once');
+    later.advance(1150);
+    await drain(worker);
+    assert.equal(hook.received.length, 4);
+    later.advance(1150);
+    await drain(worker);
+    assert.equal(hook.received.length, 6);
+    for (const id of ids) {
+      const row = await deliveryRow(t, id);
+      assert.deepEqual([row.status, row.attempt_count, row.max_attempts], ['dead', 3, 3]);
     }
   });
 });

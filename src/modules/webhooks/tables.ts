@@ -41,9 +41,12 @@ export interface WebhookDeliveriesTable {
   agent_id: string | null;
   /** Agent: snapshot at emit. Tenant: refreshed from the tenant webhook at each claim. */
   url: string;
-  /** Agent: the secret snapshot. Tenant: null (the tenant webhook's current secrets sign). */
+  /**
+   * Agent: the secret at emit, signing only when the agent row is unknown (the agent's current
+   * secrets sign otherwise). Tenant: null (the tenant webhook's current secrets sign).
+   */
   secret: string | null;
-  /** Agent: the secret before a rotation, signing beside the new one until it expires. */
+  /** Agent: the previous secret at emit (with the snapshot above), signing beside it until it expires. */
   previous_secret: string | null;
   previous_secret_expires_at: Timestamp | null;
   /** Deliveries with the same key get their first attempts in id order (one call's events). */

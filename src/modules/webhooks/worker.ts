@@ -10,8 +10,9 @@ import { API_VERSION } from '../../platform/http/openapi.ts';
 import { newId } from '../../platform/ids.ts';
 import { type OutboundClient, UrlRefusedError } from '../../platform/outbound/ssrf-guard.ts';
 import { DELIVERY_CHANNEL, type WakeSignal } from '../../platform/outbox/emitter.ts';
-import { judgeStatus, type Outcome, planNextAttempt } from '../../platform/outbox/retry-policy.ts';
+import { attemptOffsets, judgeStatus, type Outcome, planNextAttempt } from '../../platform/outbox/retry-policy.ts';
 import { signedHeaders } from '../../platform/outbox/signing.ts';
+import { PREVIOUS_SECRET_TTL_MS } from './service.ts';
 import type { Destination } from './tables.ts';
 
 // The delivery worker. Deliveries are the queue (DESIGN part 2, "background work"):
@@ -60,6 +61,10 @@ interface ClaimedRow {
   endpoint_secret: string | null;
   endpoint_previous_secret: string | null;
   endpoint_previous_expires_at: Date | null;
+  /** The agent's secrets now (null when the agent row is unknown: the snapshot signs). */
+  agent_secret: string | null;
+  agent_previous_secret: string | null;
+  agent_rotated_at: Date | null;
 }
 
 interface AttemptResult {
@@ -69,6 +74,30 @@ interface AttemptResult {
   statusCode: number | null;
   excerpt: string | null;
   error: string | null;
+}
+
+/**
+ * The stored excerpt of a response body: at most EXCERPT_BYTES of UTF-8, never a character cut
+ * in two, and no NUL (PostgreSQL text cannot hold one: the attempt could not be recorded, and a
+ * delivered event would be sent again and again until dead).
+ */
+export function responseExcerpt(body: Buffer): string | null {
+  let text = '';
+  let bytes = 0;
+  // By code points, so no character is cut in two (one cut by the response cap decodes to U+FFFD).
+  for (const char of body.subarray(0, EXCERPT_BYTES).toString('utf8')) {
+    if (char === '\u0000') continue;
+    const size = Buffer.byteLength(char);
+    if (bytes + size > EXCERPT_BYTES) break;
+    text += char;
+    bytes += size;
+  }
+  return text.length > 0 ? text : null;
+}
+
+/** The SSRF guard refused the URL: before the request, or at connect time (undici wraps it as the cause). */
+function isRefusal(error: unknown): error is Error {
+  return error instanceof UrlRefusedError || (error as { cause?: unknown } | null)?.cause instanceof UrlRefusedError;
 }
 
 function describeError(error: unknown): string {
@@ -84,6 +113,8 @@ export function createWebhookWorker(deps: WorkerDeps) {
   const holder = deps.holder ?? `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const leaseMs = webhooks.timeoutMs + LEASE_MARGIN_MS;
   const pollIntervalMs = deps.pollIntervalMs ?? 1000;
+  const agentOffsets = attemptOffsets(webhooks.agentSchedule);
+  const tenantOffsets = attemptOffsets(webhooks.tenantSchedule);
 
   // The claim and the result are each one statement (atomic on its own). On PostgreSQL they run
   // in a transaction that skips the WAL flush wait: a commit lost in a database crash only means
@@ -137,32 +168,41 @@ export function createWebhookWorker(deps: WorkerDeps) {
             then coalesce((select w.url from webhook_endpoints w where w.workspace_id = d.workspace_id), d.url)
             else d.url end
         from due where d.id = due.id
-        returning d.id, d.event_id, d.workspace_id, d.destination, d.url, d.secret, d.previous_secret, d.previous_secret_expires_at, d.attempt_count, d.max_attempts,
+        returning d.id, d.event_id, d.workspace_id, d.destination, d.agent_id, d.url, d.secret, d.previous_secret, d.previous_secret_expires_at, d.attempt_count, d.max_attempts,
           d.first_attempt_at, d.next_trigger
       )
       select c.*, e.payload, w.secret as endpoint_secret, w.previous_secret as endpoint_previous_secret,
-        w.previous_secret_expires_at as endpoint_previous_expires_at
+        w.previous_secret_expires_at as endpoint_previous_expires_at,
+        a.webhook_secret as agent_secret, a.previous_webhook_secret as agent_previous_secret, a.webhook_secret_rotated_at as agent_rotated_at
       from claimed c
       join webhook_events e on e.id = c.event_id
       left join webhook_endpoints w on c.destination = 'tenant' and w.workspace_id = c.workspace_id
+      left join agents a on c.destination = 'agent' and a.id = c.agent_id and a.workspace_id = c.workspace_id
       order by c.id`.execute(executor));
     return result.rows.map((r) => ({
       ...r,
       first_attempt_at: new Date(r.first_attempt_at),
       previous_secret_expires_at: r.previous_secret_expires_at ? new Date(r.previous_secret_expires_at) : null,
       endpoint_previous_expires_at: r.endpoint_previous_expires_at ? new Date(r.endpoint_previous_expires_at) : null,
+      agent_rotated_at: r.agent_rotated_at ? new Date(r.agent_rotated_at) : null,
     }));
   }
 
   async function send(row: ClaimedRow): Promise<AttemptResult> {
     const startedAt = clock.now();
-    // Agent deliveries carry a snapshot of the agent's secrets; tenant ones use the tenant
-    // webhook's current secrets. After a rotation the previous secret signs beside the new one
-    // until it expires.
+    // Each destination's current secrets sign (DESIGN: after a rotation X-Service-Signature uses
+    // the new secret and webhook-signature carries both for 24 h), retries and replays of older
+    // events included. An agent delivery falls back to the snapshot taken at emit when its
+    // agent row is unknown.
     const tenant = row.destination === 'tenant';
-    const secret = tenant ? row.endpoint_secret : row.secret;
-    const previousSecret = tenant ? row.endpoint_previous_secret : row.previous_secret;
-    const previousUntil = tenant ? row.endpoint_previous_expires_at : row.previous_secret_expires_at;
+    const agentNow = !tenant && row.agent_secret !== null;
+    const secret = tenant ? row.endpoint_secret : agentNow ? row.agent_secret : row.secret;
+    const previousSecret = tenant ? row.endpoint_previous_secret : agentNow ? row.agent_previous_secret : row.previous_secret;
+    const previousUntil = tenant
+      ? row.endpoint_previous_expires_at
+      : agentNow
+        ? row.agent_rotated_at && new Date(row.agent_rotated_at.getTime() + PREVIOUS_SECRET_TTL_MS)
+        : row.previous_secret_expires_at;
     const previous = previousSecret && previousUntil && previousUntil > startedAt ? [previousSecret] : [];
     if (!secret) {
       return { outcome: { kind: 'failed' }, startedAt, durationMs: 0, statusCode: null, excerpt: null, error: 'the tenant webhook was deleted' };
@@ -184,13 +224,14 @@ export function createWebhookWorker(deps: WorkerDeps) {
         startedAt,
         durationMs: response.durationMs,
         statusCode: response.status,
-        excerpt: response.body.length > 0 ? response.body.toString('utf8') : null,
+        excerpt: responseExcerpt(response.body),
         error: null,
       };
     } catch (error) {
       const durationMs = Math.round(performance.now() - started);
-      if (error instanceof UrlRefusedError) {
-        return { outcome: { kind: 'failed' }, startedAt, durationMs, statusCode: null, excerpt: null, error: `URL refused: ${error.message}` };
+      if (isRefusal(error)) {
+        const reason = error instanceof UrlRefusedError ? error.message : (error.cause as Error).message;
+        return { outcome: { kind: 'failed' }, startedAt, durationMs, statusCode: null, excerpt: null, error: `URL refused: ${reason}` };
       }
       return { outcome: { kind: 'retry' }, startedAt, durationMs, statusCode: null, excerpt: null, error: describeError(error) };
     }
@@ -204,7 +245,7 @@ export function createWebhookWorker(deps: WorkerDeps) {
       attemptCount: row.attempt_count,
       maxAttempts: row.max_attempts,
       firstAttemptAt: row.first_attempt_at,
-      schedule: row.destination === 'agent' ? webhooks.agentSchedule : webhooks.tenantSchedule,
+      schedule: row.destination === 'agent' ? agentOffsets : tenantOffsets,
       jitter: row.destination === 'agent' ? 0.1 : 0,
       random: deps.random,
     });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import dns from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import { assertPublicUrl, createOutboundClient, isPublicAddress, UrlRefusedError } from './ssrf-guard.ts';
 
 describe('SSRF guard', () => {
@@ -44,6 +45,22 @@ describe('SSRF guard', () => {
       const client = createOutboundClient({ allowPrivate: false });
       await assert.rejects(client.request(`${base}/`, { timeoutMs: 2000, maxBytes: 100 }), UrlRefusedError);
       await client.close();
+    });
+
+    it('refuses at connect time a host whose address changed after the check (DNS rebinding)', async () => {
+      // The check's lookup answers a public address; the connection's own lookup finds 127.0.0.1.
+      const lookup = mock.method(dns.promises, 'lookup', async () => [{ address: '93.184.216.34', family: 4 }]);
+      const client = createOutboundClient({ allowPrivate: false });
+      try {
+        await assert.rejects(client.request(`${base.replace('127.0.0.1', 'localhost')}/`, { timeoutMs: 2000, maxBytes: 100 }), (error: unknown) => {
+          assert.ok(error instanceof UrlRefusedError, `expected UrlRefusedError, got ${String(error)}`);
+          assert.match((error as Error).message, /non-public address 127\.0\.0\.1/);
+          return true;
+        });
+      } finally {
+        lookup.mock.restore();
+        await client.close();
+      }
     });
 
     it('caps the body, follows a redirect and re-checks it', async () => {

@@ -146,7 +146,12 @@ export function createOutboundClient(options: { allowPrivate: boolean; userAgent
           signal,
           dispatcher: agent,
         };
-        const response = await fetch(url, init);
+        const response = await fetch(url, init).catch((error: unknown) => {
+          // A refusal at connect time (the DNS answer changed since the check) arrives wrapped as
+          // the fetch error's cause: surface it, so every caller treats it as a refused URL.
+          const cause = (error as { cause?: unknown }).cause;
+          throw cause instanceof UrlRefusedError ? cause : error;
+        });
         const location = response.headers.get('location');
         if (response.status >= 300 && response.status < 400 && location && hop < (request.maxRedirects ?? 3)) {
           await response.body?.cancel().catch(() => undefined);

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 import { buildEnvelope, eventTypeInfo } from './catalog.ts';
+import { attemptOffsets } from './retry-policy.ts';
 import type { EmitInput, EmittedEvent, EventEmitter } from './emit.ts';
 
 // The events engine's write side (transactional outbox): `emit(tx, input)` writes the immutable
@@ -41,6 +42,8 @@ export type WakeSignal = ReturnType<typeof createWakeSignal>;
 
 export function createEventEmitter(deps: EmitterDeps) {
   const wake = createWakeSignal();
+  const agentOffsets = attemptOffsets(deps.webhooks.agentSchedule);
+  const tenantOffsets = attemptOffsets(deps.webhooks.tenantSchedule);
 
   /** Tells the workers that deliveries are due (call inside the transaction that made them due). */
   async function announce(tx: Executor): Promise<void> {
@@ -96,8 +99,8 @@ export function createEventEmitter(deps: EmitterDeps) {
         previous_secret: agent.previousSecret ?? null,
         previous_secret_expires_at: agent.previousSecret ? (agent.previousSecretExpiresAt ?? null) : null,
         ordering_key: callId ? `agent:${agent.agentId}:${callId}` : null,
-        max_attempts: deps.webhooks.agentSchedule.length,
-        next_attempt_at: new Date(now.getTime() + deps.webhooks.agentSchedule[0]),
+        max_attempts: agentOffsets.length,
+        next_attempt_at: new Date(now.getTime() + agentOffsets[0]),
       });
     }
     if (tenant) {
@@ -110,8 +113,8 @@ export function createEventEmitter(deps: EmitterDeps) {
         previous_secret: null,
         previous_secret_expires_at: null,
         ordering_key: callId ? `tenant:${input.workspaceId}:${callId}` : null,
-        max_attempts: deps.webhooks.tenantSchedule.length,
-        next_attempt_at: new Date(now.getTime() + deps.webhooks.tenantSchedule[0]),
+        max_attempts: tenantOffsets.length,
+        next_attempt_at: new Date(now.getTime() + tenantOffsets[0]),
       });
     }
     await tx.insertInto('webhook_deliveries').values(rows).execute();

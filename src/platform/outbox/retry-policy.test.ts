@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseSchedule } from '../../config.ts';
-import { judgeStatus, planNextAttempt } from './retry-policy.ts';
+import { attemptOffsets, judgeStatus, planNextAttempt } from './retry-policy.ts';
 
 describe('retry policy', () => {
   it('judges 2xx delivered, 408/429/5xx/3xx retried, other 4xx failed', () => {
@@ -27,6 +27,12 @@ describe('retry policy', () => {
     assert.deepEqual(offsets, [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 86_400_000]);
     const last = planNextAttempt({ outcome: { kind: 'retry' }, attemptCount: 7, maxAttempts: 7, firstAttemptAt: first, schedule, jitter: 0.1 });
     assert.equal(last.status, 'dead');
+  });
+
+  it('always starts a schedule with the first attempt at 0 (`1s,2s` = attempts at 0, 1 s, 2 s)', () => {
+    assert.deepEqual(attemptOffsets(parseSchedule('S', '1s,2s')), [0, 1000, 2000]);
+    assert.deepEqual(attemptOffsets(parseSchedule('S', '0,1s,2s')), [0, 1000, 2000]);
+    assert.equal(attemptOffsets(parseSchedule('S', '0,1m,5m,30m,2h,6h,24h')).length, 7);
   });
 
   it('ends a manual attempt (max_attempts = attempts made) whatever the schedule, and never retries a failure', () => {

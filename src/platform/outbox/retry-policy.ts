@@ -16,6 +16,15 @@ export function judgeStatus(status: number): Outcome {
   return { kind: 'retry' };
 }
 
+/**
+ * The attempt offsets of a configured schedule. The first attempt is always at 0: a schedule
+ * written without it (`1s,2s`, as DESIGN documents WEBHOOK_RETRY_SCHEDULE) lists the retries,
+ * so `1s,2s` and `0,1s,2s` both mean attempts at 0, 1 s and 2 s.
+ */
+export function attemptOffsets(schedule: readonly number[]): number[] {
+  return schedule.length > 0 && schedule[0] === 0 ? [...schedule] : [0, ...schedule];
+}
+
 export interface PlanInput {
   outcome: Outcome;
   /** Attempts made so far, this one included. */
