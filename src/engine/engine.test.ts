@@ -52,6 +52,19 @@ describe('dialogue engine with the built-in LLM', () => {
     }
   });
 
+  it('takes a plain yes to its transfer offer as a transfer, but not a new request that sounds agreeable', async () => {
+    const { engine } = engineFor(receptionist);
+    const offer = [{ role: 'agent' as const, text: "I'm sorry, I don't have that information. I can connect you with a member of our team if you like." }];
+    for (const text of ['yes please', 'Sure', 'ok', 'Yes, that would be great', 'I would like that, thank you']) {
+      const result = await engine.respond({ ...ask({ ...receptionist.agent, knowledge_base_ids: [] }, text), history: offer });
+      assert.deepEqual(result.actions, [{ type: 'transfer_call', to: '+15550100200', reason: 'caller asked for a human' }], text);
+    }
+    for (const text of ['I would like to leave a message for Dr. Chen', 'Yes, and what are your opening hours on Saturday?']) {
+      const result = await engine.respond({ ...ask({ ...receptionist.agent, knowledge_base_ids: [] }, text), history: offer });
+      assert.ok(!result.actions.some((a) => a.type === 'transfer_call'), `${text}: ${JSON.stringify(result)}`);
+    }
+  });
+
   it('ends on goodbye phrases but not on a question that mentions one', async () => {
     const { engine } = engineFor(receptionist);
     for (const text of ['goodbye', 'ok thanks, bye', "That's all I needed.", 'nothing else, have a nice day']) {

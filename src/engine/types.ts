@@ -4,6 +4,8 @@
 
 export const FUNCTION_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const EXTRACTION_FIELD_TYPES = ['string', 'number', 'boolean', 'enum'] as const;
+/** Tools the engine itself offers the model; an agent function may not take one of these names. */
+export const ENGINE_TOOL_NAMES = ['transfer_call', 'end_call', 'search_knowledge_base'] as const;
 
 export interface EngineFunction {
   name: string;
@@ -83,7 +85,7 @@ export interface RespondResult {
 }
 
 export interface DialogueEngine {
-  /** The agent's opening turn: first_message with {{var}} substituted ('' when the agent has none). */
+  /** The agent's opening turn: first_message with {{var}} substituted, or a default greeting naming the agent when it has none. */
   greet(agent: EngineAgent, variables: Record<string, string>): Turn;
   respond(input: RespondInput): Promise<RespondResult>;
   /** Values by extraction field name from the user turns; a field not found is null. */

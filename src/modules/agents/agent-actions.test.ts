@@ -32,6 +32,7 @@ async function startFunctionServer() {
       if (path === '/text') return res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(5000));
       if (path === '/fail') return res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"down"}');
       if (path === '/hook') return res.writeHead(204).end();
+      if (path === '/moved') return res.writeHead(302, { location: '/orders' }).end();
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, status: 'shipped', echo: hit.body ? JSON.parse(hit.body).arguments : null }));
     });
   });
@@ -150,6 +151,16 @@ describe('agent actions', async () => {
       const broken = await t.request({ method: 'POST', url: `/v1/agents/${agent.id}/test-function`, token: user.accessToken, payload: { name: 'broken' } });
       assert.equal(broken.json().status, 503);
       assert.deepEqual(broken.json().body, { error: 'down' });
+    });
+
+    it('does not follow a redirect with the signed request: the 3xx is the answer', async () => {
+      const user = await signUp(t);
+      const agent = await agentWith(user, { functions: [{ name: 'moved', description: 'Moved away', url: `${fnServer.base}/moved` }] });
+      const before = fnServer.hits.length;
+      const res = await t.request({ method: 'POST', url: `/v1/agents/${agent.id}/test-function`, token: user.accessToken, payload: { name: 'moved', arguments: {} } });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json().status, 302);
+      assert.deepEqual(fnServer.hits.slice(before).map((h) => h.url), ['/moved']);
     });
 
     it('sends the arguments of a GET function as query parameters', async () => {

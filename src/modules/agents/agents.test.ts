@@ -205,6 +205,7 @@ describe('agents', async () => {
         },
         ['functions.1.name'],
       ],
+      ['a function named like a built-in tool', { functions: [{ name: 'end_call', url: 'https://example.com/a' }] }, ['functions.0.name']],
       ['a bad function name', { functions: [{ name: '1st', url: 'https://example.com/a' }] }, ['functions.0.name']],
       ['parameters that are not a JSON Schema', { functions: [{ name: 'f', url: 'https://example.com/a', parameters: { type: 'object', properties: { x: { type: 'strng' } } } }] }, ['functions.0.parameters']],
       ['parameters that do not describe an object', { functions: [{ name: 'f', url: 'https://example.com/a', parameters: { type: 'string' } }] }, ['functions.0.parameters']],

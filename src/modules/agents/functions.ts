@@ -94,6 +94,8 @@ export function createFunctionCaller(deps: { outbound: Pick<OutboundClient, 'req
         body: rawBody || undefined,
         timeoutMs: fn.timeout_ms,
         maxBytes: FUNCTION_RESPONSE_MAX_BYTES,
+        // A signed call is not replayed to wherever a redirect points: the 3xx is the answer.
+        maxRedirects: 0,
       });
       return { status: response.status, body: parseBody(response.body, response.headers['content-type']), duration_ms: response.durationMs, error: null };
     } catch (error) {

@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Config } from '../../config.ts';
-import type { DialogueEngine, EngineAgent, FunctionInvoker, Turn } from '../../engine/types.ts';
+import { type DialogueEngine, type EngineAgent, ENGINE_TOOL_NAMES, type FunctionInvoker, type Turn } from '../../engine/types.ts';
 import type { WorkspaceContext } from '../../platform/auth/access.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Database } from '../../platform/db/schema.ts';
@@ -207,7 +207,8 @@ export function createAgentsService(deps: AgentsServiceDeps) {
       const seen = new Map<string, number>();
       values.functions.forEach((fn, i) => {
         const first = seen.get(fn.name);
-        if (first !== undefined) fail(`functions.${i}.name`, `duplicates functions.${first}.name ("${fn.name}")`);
+        if ((ENGINE_TOOL_NAMES as readonly string[]).includes(fn.name)) fail(`functions.${i}.name`, `"${fn.name}" is a built-in tool of the engine; choose another name`);
+        else if (first !== undefined) fail(`functions.${i}.name`, `duplicates functions.${first}.name ("${fn.name}")`);
         else seen.set(fn.name, i);
         const problem = jsonSchemaProblem(fn.parameters as Record<string, unknown>);
         if (problem) fail(`functions.${i}.parameters`, problem);

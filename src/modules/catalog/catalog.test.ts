@@ -4,6 +4,7 @@ import { buildTestApp, type TestApp } from '../../../test/support/app.ts';
 import { createApiKey, signUp, type TestUser } from '../../../test/support/fixtures.ts';
 import { securitySuite } from '../../../test/support/security.ts';
 import { BUILTIN_SAMPLE_RATE, createBuiltinTts } from '../../providers/tts/builtin.ts';
+import { startFakeSpeechServer } from '../../providers/tts/fake-server.ts';
 
 /** True when `bytes` starts with an MPEG audio frame header (11-bit 0x7FF sync, layer III). */
 function isMp3Frame(bytes: Buffer): boolean {
@@ -95,6 +96,25 @@ describe('built-in TTS', () => {
     let loud = 0;
     for (const s of long.pcm) if (Math.abs(s) > 500) loud++;
     assert.ok(loud > long.pcm.length * 0.2, `only ${loud} of ${long.pcm.length} samples audible`);
+  });
+});
+
+describe('catalog with a configured TTS provider', () => {
+  it('lists the provider voices beside the built-in ones, previews them as MP3 and accepts them on agents', async (ctx) => {
+    const fake = await startFakeSpeechServer({ apiKey: 'sk-test' });
+    ctx.after(() => fake.close());
+    const app = await buildTestApp({ env: { TTS_BASE_URL: fake.baseUrl, TTS_API_KEY: 'sk-test', TTS_VOICES: 'alloy,nova' }, t: ctx });
+    const user = await signUp(app);
+    const voices = (await app.request({ method: 'GET', url: '/v1/voices', token: user.accessToken })).json().data.map((v: { id: string }) => v.id);
+    assert.ok(voices.includes('builtin-ava'));
+    assert.ok(voices.includes('openai-alloy') && voices.includes('openai-nova'), voices.join(', '));
+    const preview = await app.request({ method: 'GET', url: '/v1/voices/openai-nova/preview', token: user.accessToken });
+    assert.equal(preview.statusCode, 200, preview.body);
+    assert.equal(preview.headers['content-type'], 'audio/mpeg');
+    assert.ok(isMp3Frame(preview.rawPayload));
+    assert.equal(fake.requests.at(-1)?.body.voice, 'nova');
+    const agent = await app.request({ method: 'POST', url: '/v1/agents', token: user.accessToken, payload: { name: 'Nova', voice: 'openai-nova' } });
+    assert.equal(agent.statusCode, 201, agent.body);
   });
 });
 

@@ -2,6 +2,9 @@ import type { AgentTemplate } from './schemas.ts';
 
 // Ready-made agents. Each `agent` is a valid POST /v1/agents body (a test creates one from each).
 // Function URLs point at example.com: replace them with your own endpoints before going live.
+// The questions an agent must ask are written as numbered lines ending in "?": the built-in engine
+// asks them in order, so every template works offline too (template-conversations.test.ts runs a
+// scripted conversation through each one).
 
 export const AGENT_TEMPLATES: readonly AgentTemplate[] = [
   {
@@ -11,10 +14,15 @@ export const AGENT_TEMPLATES: readonly AgentTemplate[] = [
     use_case: 'inbound',
     agent: {
       name: 'Receptionist',
-      prompt:
-        'You are the friendly receptionist of {{company_name}}. Greet callers, find out what they need, answer simple questions ' +
-        '(opening hours, address, directions) and take a message with the caller name, phone number and reason for calling. ' +
-        'If the caller asks for a person, transfer the call. Keep answers short: this is a phone call.',
+      prompt: [
+        'You are the friendly receptionist of {{company_name}}. Greet callers, find out what they need and answer simple questions ' +
+          '(opening hours, address, directions). If the caller asks for a person, transfer the call. Keep answers short: this is a phone call.',
+        'Otherwise take a message, asking these questions one at a time:',
+        '1. May I have your name, please?',
+        '2. What is the best number to call you back on?',
+        '3. What is the message you would like to leave?',
+        '4. Is it urgent?',
+      ].join('\n'),
       first_message: 'Thank you for calling {{company_name}}. How can I help you today?',
       language: 'en-US',
       voice: 'builtin-ava',
@@ -42,7 +50,8 @@ export const AGENT_TEMPLATES: readonly AgentTemplate[] = [
       prompt:
         'You book appointments for {{business_name}}. Ask which service the caller wants and their preferred day and time, ' +
         'check availability with the check_availability function, then confirm and book with book_appointment. ' +
-        'Always repeat the date and time back before booking. Collect the caller name and phone number.',
+        'Always repeat the date and time back before booking. Collect the caller name and phone number.\n' +
+        'Replace the example.com function URLs with your own scheduling API before going live.',
       first_message: 'Hi, you have reached {{business_name}} bookings. Would you like to book an appointment?',
       language: 'en-US',
       voice: 'builtin-sam',
@@ -55,7 +64,7 @@ export const AGENT_TEMPLATES: readonly AgentTemplate[] = [
           method: 'POST',
           parameters: {
             type: 'object',
-            properties: { service: { type: 'string' }, date: { type: 'string', format: 'date' } },
+            properties: { service: { type: 'string', description: 'The service wanted' }, date: { type: 'string', format: 'date', description: 'Day to check, YYYY-MM-DD' } },
             required: ['date'],
           },
           timeout_ms: 5000,
@@ -68,12 +77,13 @@ export const AGENT_TEMPLATES: readonly AgentTemplate[] = [
           parameters: {
             type: 'object',
             properties: {
-              service: { type: 'string' },
-              start: { type: 'string', format: 'date-time' },
-              name: { type: 'string' },
-              phone: { type: 'string' },
+              service: { type: 'string', description: 'The service to book' },
+              date: { type: 'string', format: 'date', description: 'Day of the appointment, YYYY-MM-DD' },
+              time: { type: 'string', description: 'Start time, HH:MM' },
+              name: { type: 'string', description: "The caller's full name" },
+              phone: { type: 'string', description: "The caller's phone number" },
             },
-            required: ['start', 'name'],
+            required: ['date', 'time', 'name'],
           },
           timeout_ms: 8000,
         },
@@ -97,10 +107,15 @@ export const AGENT_TEMPLATES: readonly AgentTemplate[] = [
     use_case: 'outbound',
     agent: {
       name: 'Lead qualification',
-      prompt:
+      prompt: [
         'You are a sales development representative for {{company_name}}. You are speaking with {{lead_name}}, who showed ' +
-        'interest in {{product}}. Be polite and brief. Ask about their need, their budget, their timeline and whether they ' +
-        'decide on the purchase. If they are interested in talking to sales now, transfer the call.',
+          'interest in {{product}}. Be polite and brief. If they are interested in talking to sales now, transfer the call.',
+        'Qualify the lead by asking these questions one at a time:',
+        '1. What would you like {{product}} to help you with?',
+        '2. What budget do you have in mind, in US dollars?',
+        '3. When do you plan to buy: now, this quarter, this year or later?',
+        '4. What email address should we send more information to?',
+      ].join('\n'),
       first_message: 'Hi {{lead_name}}, this is Ben from {{company_name}}. You asked about {{product}}; do you have two minutes?',
       language: 'en-US',
       voice: 'builtin-ben',
@@ -153,10 +168,13 @@ export const AGENT_TEMPLATES: readonly AgentTemplate[] = [
     use_case: 'outbound',
     agent: {
       name: 'Satisfaction survey',
-      prompt:
-        'You run a three-question satisfaction survey for {{company_name}} with {{first_name}}. Ask: 1) how satisfied they were ' +
-        'on a scale from 1 to 10, 2) whether they would recommend us, 3) what we could improve. Do not sell anything. ' +
-        'Thank them and end the call when done.',
+      prompt: [
+        'You run a three-question satisfaction survey for {{company_name}} with {{first_name}}. Do not sell anything.',
+        'Ask these questions one at a time, then thank them and end the call:',
+        '1. On a scale from 1 to 10, how satisfied were you with your visit?',
+        '2. Would you recommend us to a friend?',
+        '3. What could we improve?',
+      ].join('\n'),
       first_message: 'Hello {{first_name}}, this is {{company_name}}. Could you answer three quick questions about your recent visit?',
       language: 'en-US',
       voice: 'builtin-ava',

@@ -202,7 +202,10 @@ export function createKnowledgeBaseService(deps: KnowledgeBaseServiceDeps) {
     },
 
     async remove(ctx: WorkspaceContext, id: string): Promise<void> {
-      if (!(await repo.deleteBase(db, ctx.workspaceId, id))) throw notFound('knowledge base');
+      await db.transaction().execute(async (tx) => {
+        if (!(await repo.deleteBase(tx, ctx.workspaceId, id))) throw notFound('knowledge base');
+        await repo.detachFromAgents(tx, ctx.workspaceId, id, clock.now());
+      });
     },
 
     async addJsonSource(ctx: WorkspaceContext, baseId: string, body: SourceCreateJson): Promise<KnowledgeSource> {

@@ -253,6 +253,15 @@ async function answerFromKnowledge(text: string, tools: LlmTools): Promise<strin
 
 const OFFER_TRANSFER = 'I can connect you with a member of our team if you like.';
 
+/**
+ * A plain yes to the agent's offer ("yes please", "sure, that would be great"). An answer that
+ * goes on to ask for something else ("I would like to leave a message for Dr. Chen") is that
+ * request, not a yes, even though it reads as agreement.
+ */
+function plainYes(text: string): boolean {
+  return findBoolean(text) === true && !asksForInformation(text) && keywords(text).length <= 2;
+}
+
 export function createBuiltinLlm(opts: { clock?: Clock } = {}): LLM {
   const clock = opts.clock ?? systemClock;
 
@@ -268,7 +277,7 @@ export function createBuiltinLlm(opts: { clock?: Clock } = {}): LLM {
       return { reply: 'Thank you for your time. Have a great day, goodbye!' };
     }
 
-    if (asksForHuman(text) || (previous.includes(OFFER_TRANSFER) && findBoolean(text) === true)) {
+    if (asksForHuman(text) || (previous.includes(OFFER_TRANSFER) && plainYes(text))) {
       const transfer = tools.transferCall('caller asked for a human');
       if (transfer.ok) return { reply: "Of course. I'm transferring you to a member of our team now, please hold." };
       return { reply: "I'm sorry, I can't transfer you to a person right now, but I'm happy to help you myself. What do you need?" };

@@ -42,7 +42,8 @@ export function kindOf(field: FieldLike): ValueKind {
   const has = (...words: string[]) => words.some((w) => name.includes(w));
   const desc = normalise(field.description);
   if (field.format === 'email' || has('email', 'mail')) return 'email';
-  if (has('phone', 'mobile', 'cell', 'tel', 'telephone') || (has('number') && /phone|mobile|cell/.test(desc))) return 'phone';
+  // A "number" the caller is called back or reached on is a phone number too (callback_number: "Number to call you back on").
+  if (has('phone', 'mobile', 'cell', 'tel', 'telephone', 'callback') || (has('number') && /phone|mobile|cell|\b(call|reach|text)\b/.test(desc))) return 'phone';
   if (field.format === 'date' || has('date', 'day', 'birthday', 'dob')) return 'date';
   if (field.format === 'time' || has('time', 'hour')) return 'time';
   if (has('company', 'business', 'organization', 'organisation', 'employer', 'firm')) return 'company';

@@ -10,7 +10,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { Clock } from '../../platform/clock.ts';
 import { systemClock } from '../../platform/clock.ts';
-import type { EngineAgent, ExtractionField, Turn } from '../../engine/types.ts';
+import { type EngineAgent, ENGINE_TOOL_NAMES, type ExtractionField, type Turn } from '../../engine/types.ts';
 import type { LLM, LlmExtractInput, LlmRespondInput, LlmTools } from './port.ts';
 
 /** Model requests per user turn, tool rounds included; the last one may not call tools. */
@@ -30,7 +30,7 @@ export class LlmError extends Error {
   override name = 'LlmError';
 }
 
-const BUILTIN_TOOLS = ['transfer_call', 'end_call', 'search_knowledge_base'] as const;
+const BUILTIN_TOOLS = ENGINE_TOOL_NAMES;
 
 export function modelFor(agent: EngineAgent, fallback: string): string {
   const { provider, model } = agent.llm;
