@@ -9,6 +9,7 @@ import { registerAuthentication } from './platform/auth/authenticate.ts';
 import type { Clock } from './platform/clock.ts';
 import type { DatabaseHandle } from './platform/db/database.ts';
 import { registerErrorHandling } from './platform/http/error-handler.ts';
+import { serializeRequest } from './platform/http/log-redaction.ts';
 import { enforceRouteConventions, registerOpenApi } from './platform/http/openapi.ts';
 import { registerValidation } from './platform/http/validation.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
@@ -46,7 +47,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstance; platform: Platform }> {
   const { config } = inputs;
   const app = Fastify({
-    ...(inputs.logger ? { loggerInstance: inputs.logger } : { logger: { level: config.logLevel } }),
+    ...(inputs.logger ? { loggerInstance: inputs.logger } : { logger: { level: config.logLevel, serializers: { req: serializeRequest } } }),
     bodyLimit: 1024 * 1024,
     requestIdHeader: false,
     genReqId: (req) => {
@@ -66,7 +67,7 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   enforceRouteConventions(app);
   await registerOpenApi(app, { publicBaseUrl: config.publicBaseUrl, extras: webhooksOpenApi() });
   if (config.corsOrigins.length > 0) {
-    await app.register(cors, { origin: config.corsOrigins, exposedHeaders: ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'] });
+    await app.register(cors, { origin: config.corsOrigins, exposedHeaders: ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate'] });
   }
   registerMetrics(app, createMetrics(), config.metricsToken);
   registerAuthentication(app, platform);

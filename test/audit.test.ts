@@ -85,6 +85,22 @@ describe('audit log', async () => {
     );
   });
 
+  it("records an API key's refused attempt at a user-only write in the key's workspace", async () => {
+    const owner = await signUp(t);
+    const key = await createApiKey(t, owner, 'admin', 'leaked');
+    const minted = await t.request({ method: 'POST', url: '/v1/api-keys', token: key.key, payload: { name: 'minted', scope: 'admin' } });
+    assert.equal(minted.statusCode, 403, minted.body);
+    assert.equal(minted.json().code, 'forbidden');
+    const rows = await t.platform.db
+      .selectFrom('audit_log')
+      .select(['actor_type', 'actor_id', 'action', 'status_code'])
+      .where('workspace_id', '=', owner.workspaceId)
+      .where('actor_type', '=', 'api_key')
+      .where('action', '!=', 'api_key.used')
+      .execute();
+    assert.deepEqual(rows, [{ actor_type: 'api_key', actor_id: key.id, action: 'api_keys.create', status_code: 403 }]);
+  });
+
   it('writes no row for GET requests', async () => {
     const owner = await signUp(t);
     const key = await createApiKey(t, owner, 'read-only');

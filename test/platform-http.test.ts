@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildTestApp } from './support/app.ts';
+import { signUp } from './support/fixtures.ts';
 
 describe('platform HTTP behaviour', async () => {
   const t = await buildTestApp();
@@ -30,6 +31,29 @@ describe('platform HTTP behaviour', async () => {
     });
   });
 
+  it('answers a body of a type the route does not take with 415, text/plain included', async () => {
+    for (const contentType of ['text/plain', 'application/xml']) {
+      const res = await t.request({ method: 'POST', url: '/v1/auth/login', payload: 'email=a@example.com', headers: { 'content-type': contentType } });
+      assert.equal(res.statusCode, 415, `${contentType}: ${res.body}`);
+      assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
+      assert.equal(res.json().code, 'unsupported_media_type');
+    }
+  });
+
+  it('treats a POST without a body, or with an empty JSON one, as {}', async () => {
+    const user = await signUp(t);
+    for (const headers of [{}, { 'content-type': 'application/json' }]) {
+      const login = await t.request({ method: 'POST', url: '/v1/auth/login', headers });
+      assert.equal(login.statusCode, 422, login.body);
+      assert.deepEqual(login.json().errors.map((e: { path: string }) => e.path), ['email', 'password']);
+      const resend = await t.request({ method: 'POST', url: '/v1/auth/verify-email/resend', token: user.accessToken, headers });
+      assert.equal(resend.statusCode, 202, resend.body);
+    }
+    const blank = await t.request({ method: 'POST', url: '/v1/auth/login', payload: ' ', headers: { 'content-type': 'application/json' } });
+    assert.equal(blank.statusCode, 400, blank.body);
+    assert.equal(blank.json().code, 'invalid_json');
+  });
+
   it('generates a request id when none is sent', async () => {
     const res = await t.request({ method: 'GET', url: '/v1/health' });
     assert.match(String(res.headers['x-request-id']), /^req_[0-9a-f]{20}$/);
@@ -47,6 +71,14 @@ describe('platform HTTP behaviour', async () => {
     assert.equal(spec.statusCode, 200);
     assert.equal(spec.json().openapi, '3.1.0');
     assert.ok(spec.json().components.schemas.Problem);
+    // The request headers the service reads are documented where they apply.
+    const headersOf = (path: string, method: string) =>
+      ((spec.json().paths[path][method].parameters ?? []) as Array<{ in: string; name: string }>).filter((p) => p.in === 'header').map((p) => p.name).sort();
+    assert.deepEqual(headersOf('/v1/api-keys', 'post'), ['Idempotency-Key', 'X-Workspace-Id']);
+    assert.deepEqual(headersOf('/v1/api-keys', 'get'), ['X-Workspace-Id']);
+    assert.deepEqual(headersOf('/v1/auth/login', 'post'), ['Idempotency-Key']);
+    assert.deepEqual(headersOf('/v1/auth/me', 'get'), [], 'a user route acts in no workspace');
+    assert.deepEqual(headersOf('/v1/workspaces/{id}', 'get'), [], 'the path names the workspace');
     const docs = await t.request({ method: 'GET', url: '/docs/' });
     assert.equal(docs.statusCode, 200);
     assert.match(docs.body, /swagger/i);

@@ -82,6 +82,23 @@ function commonCases(getApp: () => TestApp) {
     assertAllowed(await t.request({ method: 'GET', url: '/v1/api-keys', token: other.accessToken }), 2);
   });
 
+  it("counts the gate's refusals (403, 404) against the principal, with the headers", async () => {
+    const t = getApp();
+    const user = await signUpFrom(t, uniqueIp());
+    const key = await createKey(t, user); // the user's 1st request
+    // Another workspace named by X-Workspace-Id: 404 from the gate.
+    const foreign = await t.request({ method: 'GET', url: '/v1/api-keys', token: user.accessToken, workspaceId: 'ws_00000000000000000000000000' });
+    assert.equal(foreign.statusCode, 404, foreign.body);
+    assertAllowed(foreign, 1);
+    // The key on a route that needs a user token (403 forbidden), then the user's last request.
+    const byKey = await t.request({ method: 'GET', url: '/v1/api-keys', token: key.key });
+    assert.equal(byKey.statusCode, 403, byKey.body);
+    assert.equal(byKey.json().code, 'forbidden');
+    assertAllowed(byKey, 2);
+    assertAllowed(await t.request({ method: 'GET', url: '/v1/api-keys', token: user.accessToken }), 0);
+    assertLimited(await t.request({ method: 'GET', url: '/v1/api-keys', token: user.accessToken, workspaceId: 'ws_00000000000000000000000000' }));
+  });
+
   it('limits an IP on public routes, and never /v1/health', async () => {
     const t = getApp();
     const ip = uniqueIp();

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { createDialogueEngine } from '../../engine/index.ts';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import { IdParams, NoContent } from '../../platform/http/schemas.ts';
@@ -32,11 +31,6 @@ const AgentParams = IdParams('Agent id (agent_…)');
 const tags = ['agents'];
 const write = { access: { auth: 'workspace', scope: 'write' } } as const;
 const read = { access: { auth: 'workspace', scope: 'read-only' } } as const;
-/** For POSTs whose body is optional: a request without one is validated as `{}`. */
-const emptyBodyIsObject = async (request: FastifyRequest) => {
-  request.body ??= {};
-};
-
 export function agentsRoutes(platform: Platform): FastifyPluginAsyncTypebox {
   const { config, db, clock } = platform;
   const knowledge = createKnowledgeSearch({
@@ -152,7 +146,6 @@ export function agentsRoutes(platform: Platform): FastifyPluginAsyncTypebox {
           response: { 201: AgentWithSecret },
         },
         config: write,
-        preValidation: emptyBodyIsObject,
       },
       async (request, reply) => {
         const created = await service.duplicate(workspaceOf(request), request.params.id, request.body);
@@ -188,7 +181,6 @@ export function agentsRoutes(platform: Platform): FastifyPluginAsyncTypebox {
           response: { 202: WebhookTestResult },
         },
         config: write,
-        preValidation: emptyBodyIsObject,
       },
       async (request, reply) => reply.code(202).send(await service.testWebhook(workspaceOf(request), request.params.id, request.body)),
     );

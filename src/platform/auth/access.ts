@@ -1,5 +1,5 @@
 // How a route states who may call it. Every route under /v1 declares `config.access`;
-// app.ts refuses to start when one does not (see assertAccessDeclared).
+// the app refuses to start when one does not (enforceRouteConventions in platform/http/openapi.ts).
 
 export const SCOPES = ['read-only', 'write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -10,8 +10,8 @@ import type { ApiKeyUsageRecorder } from './api-key-usage.ts';
 import type { JwtSigner } from './jwt.ts';
 
 // The request gate, run as onRequest (before the body is read, so an unauthenticated request
-// is a 401 whatever its body): authenticate, resolve the workspace, check the scope, count the
-// request against its rate-limit bucket.
+// is a 401 whatever its body): authenticate, count the request against the caller's rate-limit
+// bucket, resolve the workspace, check the scope.
 
 export interface AuthenticationDeps {
   db: Database;
@@ -110,21 +110,29 @@ export function registerAuthentication(app: FastifyInstance, deps: Authenticatio
     const token = bearerToken(request);
     const principal = looksLikeApiKey(token) ? await apiKeyPrincipal(request, token) : await userPrincipal(token);
     request.principal = principal;
-    if (principal.type === 'api_key' && (access.auth === 'user' || access.userOnly)) {
-      throw forbidden('this operation needs a user access token (JWT), not an API key');
-    }
-    if (access.auth === 'workspace') {
-      // onRequest runs before Fastify validates params, but it has already matched and parsed them.
-      const params = request.params as Record<string, string> | undefined;
-      const fromParam = access.workspaceParam ? (params?.[access.workspaceParam] ?? '') : undefined;
-      const workspace = await workspaceFor(request, principal, fromParam);
-      request.workspace = workspace;
-      const readOnlyMethod = request.method === 'GET' || request.method === 'HEAD';
-      if (!scopeAllows(workspace.scope, access.scope) || (workspace.scope === 'read-only' && !readOnlyMethod)) {
-        throw new AppError('insufficient_scope', `this operation needs the ${access.scope} scope; the caller has ${workspace.scope}`);
-      }
-    }
+    // Counted as soon as the caller is known, so a refused request (403, 404) counts too and
+    // carries the RateLimit-* headers like every other response of a limited route.
     await limit(reply, 'principal', principal.type === 'user' ? principal.userId : principal.keyId);
+    const userOnly = 'this operation needs a user access token (JWT), not an API key';
+    if (access.auth === 'user') {
+      if (principal.type === 'api_key') throw forbidden(userOnly);
+      return;
+    }
+    // onRequest runs before Fastify validates params, but it has already matched and parsed them.
+    const params = request.params as Record<string, string> | undefined;
+    const fromParam = access.workspaceParam ? (params?.[access.workspaceParam] ?? '') : undefined;
+    if (principal.type === 'api_key' && access.userOnly) {
+      // Refused whatever workspace it names; in its own workspace the attempt is audited.
+      if (fromParam === undefined || fromParam === principal.workspaceId) request.workspace = await workspaceFor(request, principal, fromParam);
+      throw forbidden(userOnly);
+    }
+    const workspace = await workspaceFor(request, principal, fromParam);
+    // Set before the scope check, so a refused write is in the workspace's audit trail too.
+    request.workspace = workspace;
+    const readOnlyMethod = request.method === 'GET' || request.method === 'HEAD';
+    if (!scopeAllows(workspace.scope, access.scope) || (workspace.scope === 'read-only' && !readOnlyMethod)) {
+      throw new AppError('insufficient_scope', `this operation needs the ${access.scope} scope; the caller has ${workspace.scope}`);
+    }
   });
 }
 

@@ -31,6 +31,36 @@ export function enforceRouteConventions(app: FastifyInstance) {
   });
 }
 
+/**
+ * The request headers the gate and the idempotency store read, documented on the operations
+ * that honour them (OpenAPI only; they are checked where they are used, not by the schema):
+ * `X-Workspace-Id` on workspace routes that do not name their workspace in the path, and
+ * `Idempotency-Key` on every POST.
+ */
+function withRequestHeaders(schema: Record<string, unknown>, route: RouteOptions) {
+  if (!schema || !route.url.startsWith('/v1/')) return schema;
+  const access = route.config?.access as Access | undefined;
+  const methods = ([] as string[]).concat(route.method);
+  const extra: Record<string, unknown> = {};
+  if (access?.auth === 'workspace' && !access.workspaceParam) {
+    extra['X-Workspace-Id'] = {
+      type: 'string',
+      description: "Workspace to act in, for a user's access token (default: the user's first workspace). An API key always acts in its own workspace.",
+    };
+  }
+  if (methods.includes('POST')) {
+    extra['Idempotency-Key'] = {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      description: 'Makes a retry safe: the same key and request within 24 h replays the first response (Idempotent-Replayed: true); another request with the key is 422 idempotency_key_reused; one still in flight is 409.',
+    };
+  }
+  if (Object.keys(extra).length === 0) return schema;
+  const headers = (schema.headers ?? { type: 'object', properties: {} }) as { properties?: Record<string, unknown> };
+  return { ...schema, headers: { ...headers, properties: { ...extra, ...headers.properties } } };
+}
+
 export async function registerOpenApi(app: FastifyInstance, options: { publicBaseUrl: string; extras?: OpenApiExtras }) {
   app.addSchema(ProblemSchema);
   await app.register(swagger, {
@@ -52,6 +82,7 @@ export async function registerOpenApi(app: FastifyInstance, options: { publicBas
       security: [{ bearerAuth: [] }],
       ...(options.extras?.webhooks ? { webhooks: options.extras.webhooks } : {}),
     } as never,
+    transform: ({ schema, url, route }) => ({ schema: withRequestHeaders(schema as Record<string, unknown>, route as RouteOptions) as typeof schema, url }),
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `schema${i}`),
     },

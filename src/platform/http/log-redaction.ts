@@ -1,0 +1,16 @@
+import type { FastifyRequest } from 'fastify';
+
+// Request URLs go to the logs; some carry secrets: invitation tokens in the path, and the
+// `token` / `signature` query parameters of media streams and signed links. They are logged redacted.
+
+const SECRET_PATH = /^(\/v1\/invitations\/)[^/?]+/;
+const SECRET_QUERY = /([?&](?:token|signature|access_token)=)[^&#]*/gi;
+
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_PATH, '$1[redacted]').replace(SECRET_QUERY, '$1[redacted]');
+}
+
+/** pino serializer for Fastify's `req` log field. */
+export function serializeRequest(request: FastifyRequest) {
+  return { method: request.method, url: redactUrl(request.url), remoteAddress: request.ip };
+}
