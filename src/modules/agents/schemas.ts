@@ -127,25 +127,11 @@ const writable = {
   metadata: Metadata,
 };
 
+/** Every writable field, optional: the update body, and the create body once `name` is required. */
+const optionalWritable = Type.Partial(Type.Object(writable)).properties;
+
 export const AgentCreate = Type.Object(
-  {
-    name: writable.name,
-    prompt: Type.Optional(writable.prompt),
-    first_message: Type.Optional(writable.first_message),
-    language: Type.Optional(writable.language),
-    voice: Type.Optional(writable.voice),
-    llm: Type.Optional(writable.llm),
-    knowledge_base_ids: Type.Optional(writable.knowledge_base_ids),
-    transfer_number: Type.Optional(writable.transfer_number),
-    functions: Type.Optional(writable.functions),
-    extraction_fields: Type.Optional(writable.extraction_fields),
-    end_call_phrases: Type.Optional(writable.end_call_phrases),
-    max_duration_seconds: Type.Optional(writable.max_duration_seconds),
-    voicemail: Type.Optional(writable.voicemail),
-    webhook_url: Type.Optional(writable.webhook_url),
-    webhook_events: Type.Optional(writable.webhook_events),
-    metadata: Type.Optional(writable.metadata),
-  },
+  { ...optionalWritable, name: writable.name },
   {
     additionalProperties: false,
     title: 'AgentCreate',
@@ -179,24 +165,7 @@ export const AgentCreate = Type.Object(
 export type AgentCreate = Static<typeof AgentCreate>;
 
 export const AgentUpdate = Type.Object(
-  {
-    name: Type.Optional(writable.name),
-    prompt: Type.Optional(writable.prompt),
-    first_message: Type.Optional(writable.first_message),
-    language: Type.Optional(writable.language),
-    voice: Type.Optional(writable.voice),
-    llm: Type.Optional(writable.llm),
-    knowledge_base_ids: Type.Optional(writable.knowledge_base_ids),
-    transfer_number: Type.Optional(writable.transfer_number),
-    functions: Type.Optional(writable.functions),
-    extraction_fields: Type.Optional(writable.extraction_fields),
-    end_call_phrases: Type.Optional(writable.end_call_phrases),
-    max_duration_seconds: Type.Optional(writable.max_duration_seconds),
-    voicemail: Type.Optional(writable.voicemail),
-    webhook_url: Type.Optional(writable.webhook_url),
-    webhook_events: Type.Optional(writable.webhook_events),
-    metadata: Type.Optional(writable.metadata),
-  },
+  optionalWritable,
   { additionalProperties: false, title: 'AgentUpdate', description: 'Fields to change; llm is merged, every other field is replaced' },
 );
 export type AgentUpdate = Static<typeof AgentUpdate>;
