@@ -145,6 +145,48 @@ async function measure(database: DatabaseHandle, receiver: CountingReceiver, con
   };
 }
 
+/**
+ * Wake-up latency: with an idle worker whose poll is a minute away, the time from the start of
+ * an emitting transaction to the delivery's arrival at the receiver. `in-process` wakes through the
+ * emitter's nudge (same process); `notify` only through PostgreSQL LISTEN/NOTIFY (another instance).
+ */
+async function wakeLatency(database: DatabaseHandle, receiver: CountingReceiver, mode: 'in-process' | 'notify', trials = 40) {
+  const events = createEventEmitter({ clock: systemClock, webhooks: config.webhooks, notifyInTransaction: database.kind === 'postgres' });
+  const workspaceId = newId('ws');
+  const now = new Date();
+  await database.db.insertInto('workspaces').values({ id: workspaceId, name: 'bench wake', created_by: null, created_at: now, updated_at: now }).execute();
+  const agent = { agentId: 'agent_bench', url: receiver.url, secret: newWebhookSecret(), events: [] };
+  const outbound = createOutboundClient({ allowPrivate: true });
+  const worker = createWebhookWorker({
+    database,
+    clock: systemClock,
+    webhooks: config.webhooks,
+    outbound,
+    logger,
+    ...(mode === 'in-process' ? { wake: events.wake } : {}),
+    pollIntervalMs: 60_000,
+  });
+  await worker.start();
+  receiver.reset();
+  const samples: number[] = [];
+  try {
+    await new Promise((r) => setTimeout(r, 300)); // let the worker settle into its idle wait
+    for (let i = 0; i < trials; i++) {
+      const started = performance.now();
+      await database.db.transaction().execute((tx) => events.emit(tx, { workspaceId, type: 'call.started', agent, data: { i } }));
+      await receiver.until(i + 1, 10_000);
+      samples.push(performance.now() - started);
+      await new Promise((r) => setTimeout(r, 30));
+    }
+  } finally {
+    await worker.stop();
+    await outbound.close();
+  }
+  samples.sort((a, b) => a - b);
+  const at = (q: number) => Number(samples[Math.min(samples.length - 1, Math.floor(q * samples.length))].toFixed(1));
+  return { mode, trials, p50_ms: at(0.5), p95_ms: at(0.95), max_ms: Number(samples[samples.length - 1].toFixed(1)) };
+}
+
 async function openPostgres(): Promise<{ database: DatabaseHandle; drop: () => Promise<void> } | { skipped: string }> {
   const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const schema = `bench_webhooks_${randomBytes(4).toString('hex')}`;
@@ -187,6 +229,9 @@ for (const c of CONCURRENCY) {
   results.push({ database: 'pglite', ...r, baseline_posts_per_second: baselines[c] });
   console.log(`pglite c=${c}: ${r.deliveries_per_second} deliveries/s (${r.deliveries} in ${r.seconds} s), emit ${r.emit_events_per_second} events/s`);
 }
+const wake: Array<Record<string, unknown>> = [];
+wake.push({ database: 'pglite', ...(await wakeLatency(pglite, receiver, 'in-process')) });
+console.log(`pglite wake (in-process): ${JSON.stringify(wake[wake.length - 1])}`);
 await pglite.close();
 fs.rmSync(pgliteDir, { recursive: true, force: true });
 
@@ -199,6 +244,10 @@ if ('skipped' in postgres) {
     const r = await measure(postgres.database, receiver, c);
     results.push({ database: 'postgres', ...r, baseline_posts_per_second: baselines[c] });
     console.log(`postgres c=${c}: ${r.deliveries_per_second} deliveries/s (${r.deliveries} in ${r.seconds} s), emit ${r.emit_events_per_second} events/s`);
+  }
+  for (const mode of ['in-process', 'notify'] as const) {
+    wake.push({ database: 'postgres', ...(await wakeLatency(postgres.database, receiver, mode)) });
+    console.log(`postgres wake (${mode}): ${JSON.stringify(wake[wake.length - 1])}`);
   }
   await postgres.drop();
 }
@@ -216,6 +265,11 @@ fs.writeFileSync(
       method:
         'N events emitted first (100 per transaction; emit_events_per_second), then the worker loop (start()) delivers them: each delivery is one claim share, one signed POST, one fenced result transaction with its attempt row. baseline_posts_per_second: the same signed POSTs through the same HTTP client at the same concurrency, no database.',
       results,
+      wake_latency: {
+        method:
+          'idle worker (poll 60 s away); time from the start of the emitting transaction to the delivery reaching the receiver; in-process = the emitter nudges a worker of the same process, notify = only PostgreSQL LISTEN/NOTIFY wakes it (another instance). Target: within 200 ms.',
+        results: wake,
+      },
       notes,
     },
     null,
