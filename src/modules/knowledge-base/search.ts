@@ -214,6 +214,8 @@ export function createKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearc
       const ids = [...new Set(knowledgeBaseIds)].slice(0, MAX_BASES);
       const k = Math.max(1, Math.min(Math.trunc(topK) || 1, 100));
       if (ids.length === 0 || query.trim() === '') return [];
+      // The query's embedding (a network call) is fetched while the database does its part.
+      const vectorPending = queryVector(query);
       const bases = await db
         .selectFrom('knowledge_bases')
         .select(['id', 'ts_config', 'content_version'])
@@ -229,7 +231,7 @@ export function createKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearc
       const scored = new Map<string, { fullText: number; semantic: number; source_id?: string; text?: string }>();
       for (const hit of textHits) scored.set(hit.id, { fullText: hit.score, semantic: 0, source_id: hit.source_id, text: hit.text });
 
-      const vector = await queryVector(query);
+      const vector = await vectorPending;
       if (vector) {
         const similarities = new Map<string, number>();
         const nearest: Array<[string, number]> = [];
