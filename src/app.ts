@@ -43,12 +43,17 @@ export interface AppInputs {
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/** TRUST_PROXY as a hop count: trust that many proxies nearest to this server. */
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
+
 /** Builds the whole HTTP app from its inputs. Does not listen and starts no worker. */
 export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstance; platform: Platform }> {
   const { config } = inputs;
   const app = Fastify({
     ...(inputs.logger ? { loggerInstance: inputs.logger } : { logger: { level: config.logLevel, serializers: { req: serializeRequest } } }),
     bodyLimit: 1024 * 1024,
+    // Behind a reverse proxy, X-Forwarded-For names the client (per-IP limits, audit ip) only when trusted.
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];

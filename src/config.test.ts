@@ -20,6 +20,13 @@ describe('config', () => {
     assert.equal(config.databaseUrl, undefined);
   });
 
+  it('reads TRUST_PROXY as a boolean, a hop count or a list of addresses', () => {
+    assert.equal(loadConfig({}).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy, ['10.0.0.0/8', '127.0.0.1']);
+  });
+
   it('parses retry schedules as offsets from the first attempt', () => {
     assert.deepEqual(parseSchedule('X', '1s,2s'), [1000, 2000]);
     assert.deepEqual(parseSchedule('X', '0,500ms,1m,2h'), [0, 500, 60_000, 7_200_000]);
@@ -35,6 +42,7 @@ describe('config', () => {
     ['WEBHOOK_RETRY_SCHEDULE', '1s,soon', /^WEBHOOK_RETRY_SCHEDULE: expected durations/],
     ['JWT_SECRET', 'short', /^JWT_SECRET: must be at least 32 characters/],
     ['SIGNUP_CREDIT_USD', 'ten', /^SIGNUP_CREDIT_USD: expected a number/],
+    ['TRUST_PROXY', 'the load balancer', /^TRUST_PROXY: expected true, false, a hop count/],
   ];
   for (const [name, value, message] of bad) {
     it(`refuses ${name}=${value} naming the variable`, () => {

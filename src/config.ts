@@ -94,6 +94,19 @@ function schedule(env: Env, name: string, fallback: string): number[] {
   return parseSchedule(name, read(env, name) ?? fallback);
 }
 
+/** TRUST_PROXY: false (default), true, a hop count, or a comma list of proxy addresses/CIDRs. */
+function trustProxy(env: Env, name: string): boolean | number | string[] {
+  const raw = read(env, name);
+  if (raw === undefined || ['false', '0', 'no'].includes(raw.toLowerCase())) return false;
+  if (['true', 'yes'].includes(raw.toLowerCase())) return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (entries.some((e) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(e))) {
+    throw new ConfigError(name, `expected true, false, a hop count or a comma list of addresses/CIDRs, got "${raw}"`);
+  }
+  return entries;
+}
+
 function csv(env: Env, name: string): string[] {
   const raw = read(env, name);
   return raw === undefined ? [] : raw.split(',').map((s) => s.trim()).filter(Boolean);
@@ -120,6 +133,7 @@ export function loadConfig(env: Env = process.env) {
     role: oneOf(env, 'ROLE', ROLES, 'all'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     corsOrigins: csv(env, 'CORS_ORIGINS'),
+    trustProxy: trustProxy(env, 'TRUST_PROXY'),
     metricsToken: optional(env, 'METRICS_TOKEN'),
     auth: {
       /** Undefined means: generate once and keep it in DATA_DIR (see platform/auth/jwt-secret.ts). */

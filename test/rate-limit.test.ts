@@ -233,3 +233,18 @@ describe('createRateLimiter (unit)', () => {
     }
   });
 });
+
+describe('rate limits behind a trusted proxy', async () => {
+  const trusting = await buildTestApp({ env: { RATE_LIMIT_IP_PER_MIN: '1', TRUST_PROXY: 'true' } });
+  const direct = await buildTestApp({ env: { RATE_LIMIT_IP_PER_MIN: '1' } });
+  const login = (t: typeof direct, forwardedFor: string) =>
+    t.request({ method: 'POST', url: '/v1/auth/login', remoteAddress: '10.9.9.9', headers: { 'x-forwarded-for': forwardedFor }, payload: { email: 'nobody@example.com', password: 'x' } });
+
+  it('with TRUST_PROXY, buckets clients by X-Forwarded-For; without it, by the connecting address', async () => {
+    assert.notEqual((await login(trusting, '198.51.100.1')).statusCode, 429);
+    assert.notEqual((await login(trusting, '198.51.100.2')).statusCode, 429, 'another client behind the same proxy has its own bucket');
+    assert.equal((await login(trusting, '198.51.100.1')).statusCode, 429);
+    assert.notEqual((await login(direct, '198.51.100.1')).statusCode, 429);
+    assert.equal((await login(direct, '198.51.100.2')).statusCode, 429, 'untrusted X-Forwarded-For is ignored: one bucket for the proxy');
+  });
+});
