@@ -248,3 +248,21 @@ describe('rate limits behind a trusted proxy', async () => {
     assert.equal((await login(direct, '198.51.100.2')).statusCode, 429, 'untrusted X-Forwarded-For is ignored: one bucket for the proxy');
   });
 });
+
+describe('failed authentication counts against the client IP', async () => {
+  const t = await buildTestApp({ env: { RATE_LIMIT_IP_PER_MIN: '2' } });
+
+  it('answers 401 until the IP bucket is spent, then 429 with Retry-After', async () => {
+    const guess = () => t.request({ method: 'GET', url: '/v1/agents', remoteAddress: '203.0.113.7', headers: { authorization: `Bearer sk_${'A'.repeat(46)}` } });
+    const first = await guess();
+    assert.equal(first.statusCode, 401);
+    assert.equal(first.headers['ratelimit-remaining'], '1');
+    assert.equal((await guess()).statusCode, 401);
+    const third = await guess();
+    assert.equal(third.statusCode, 429, third.body);
+    assert.equal(third.json().code, 'rate_limited');
+    assert.match(String(third.headers['retry-after']), /^\d+$/);
+    const otherClient = await t.request({ method: 'GET', url: '/v1/agents', remoteAddress: '203.0.113.8' });
+    assert.equal(otherClient.statusCode, 401, 'another address has its own bucket');
+  });
+});

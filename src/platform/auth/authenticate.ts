@@ -107,8 +107,16 @@ export function registerAuthentication(app: FastifyInstance, deps: Authenticatio
       if (bucket !== 'none') await limit(reply, bucket === 'demo' ? 'demo' : 'ip', request.ip);
       return;
     }
-    const token = bearerToken(request);
-    const principal = looksLikeApiKey(token) ? await apiKeyPrincipal(request, token) : await userPrincipal(token);
+    let principal: Principal;
+    try {
+      const token = bearerToken(request);
+      principal = looksLikeApiKey(token) ? await apiKeyPrincipal(request, token) : await userPrincipal(token);
+    } catch (error) {
+      // A failed authentication has no principal to charge: it counts against the client's IP
+      // (the public bucket), so guessing keys or tokens is limited like any anonymous traffic.
+      if (error instanceof AppError && error.status === 401) await limit(reply, 'ip', request.ip);
+      throw error;
+    }
     request.principal = principal;
     // Counted as soon as the caller is known, so a refused request (403, 404) counts too and
     // carries the RateLimit-* headers like every other response of a limited route.
