@@ -153,6 +153,6 @@ export function workspaceOf(request: FastifyRequest): WorkspaceContext {
 /** The user principal of a user route; the gate has set it. */
 export function userOf(request: FastifyRequest): Principal & { type: 'user' } {
   const principal = request.principal;
-  if (!principal || principal.type !== 'user') throw forbidden('this operation needs a user access token (JWT)');
+  if (principal?.type !== 'user') throw forbidden('this operation needs a user access token (JWT)');
   return principal;
 }
