@@ -27,6 +27,7 @@ import { webhooksOpenApi } from './modules/webhooks/openapi.ts';
 import { agentsRoutes } from './modules/agents/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import { knowledgeBaseRoutes } from './modules/knowledge-base/routes.ts';
+import { registerDeliveryBacklogGauge } from './modules/housekeeping/backlog-gauge.ts';
 
 export interface AppInputs {
   config: Config;
@@ -74,7 +75,9 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   if (config.corsOrigins.length > 0) {
     await app.register(cors, { origin: config.corsOrigins, exposedHeaders: ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate'] });
   }
-  registerMetrics(app, createMetrics(), config.metricsToken);
+  const metrics = createMetrics();
+  registerDeliveryBacklogGauge(metrics.registry, platform);
+  registerMetrics(app, metrics, config.metricsToken);
   registerAuthentication(app, platform);
   registerIdempotency(app, platform);
   registerAuditTrail(app, platform.audit);

@@ -8,6 +8,7 @@ import { resolveJwtSecret } from './platform/auth/jwt.ts';
 import { systemClock } from './platform/clock.ts';
 import { migrateToLatest, openDatabase } from './platform/db/database.ts';
 import { createWebhookWorker } from './modules/webhooks/worker.ts';
+import { createHousekeepingWorker } from './modules/housekeeping/worker.ts';
 
 async function main() {
   let config: ReturnType<typeof loadConfig>;
@@ -38,6 +39,7 @@ async function main() {
           logger: app.log,
           wake: platform.events.wake,
         });
+  const housekeeping = config.role === 'api' ? null : createHousekeepingWorker({ database, clock: systemClock, logger: app.log, intervalMs: 10 * 60_000 });
 
   // Explicit server timeouts: a slow client cannot hold a socket forever.
   app.server.requestTimeout = 60_000;
@@ -49,12 +51,14 @@ async function main() {
     else app.log.info({ signal }, 'shutting down');
     // Stop claiming first; deliveries in flight are recorded before the outbound client closes.
     await webhookWorker?.stop();
+    await housekeeping?.stop();
     await app.close();
     redis?.disconnect();
     await database.close();
   });
 
   await webhookWorker?.start();
+  housekeeping?.start();
   if (config.role !== 'worker') {
     await app.listen({ port: config.port, host: config.host });
     app.log.info(`docs at ${config.publicBaseUrl}/docs, schema at ${config.publicBaseUrl}/openapi.json (database: ${database.kind})`);

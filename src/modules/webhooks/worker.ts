@@ -145,7 +145,7 @@ export function createWebhookWorker(deps: WorkerDeps) {
     const now = clock.now();
     const leaseUntil = new Date(now.getTime() + leaseMs);
     const result = await workerStatement((executor) => sql<ClaimedRow>`
-      with due as (
+      with due as materialized (
         select d.id from webhook_deliveries d
         where d.status = 'pending' and d.next_attempt_at <= ${now} and d.attempt_count < d.max_attempts
           and (d.ordering_key is null or not exists (
