@@ -34,8 +34,6 @@ const worker = createWebhookWorker({
   wake: events.wake,
   pollIntervalMs: 200,
 });
-await worker.start();
-
 const now = new Date();
 await database.db
   .insertInto('workspaces')
@@ -43,7 +41,9 @@ await database.db
   .onConflict((oc) => oc.column('id').doNothing())
   .execute();
 const agent = { agentId: 'agent_crash', url: receiverUrl, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', events: [] };
-// The burst: transactions of 50 events, as fast as they commit, while the worker already delivers.
+// The burst: transactions of 50 events, as fast as they commit. The worker starts once the whole
+// burst is committed, so the kill (after the first deliveries) always lands mid-burst, however fast
+// the database delivers.
 const BATCH = 50;
 for (let i = 0; i < emitCount; i += BATCH) {
   await database.db.transaction().execute(async (tx) => {
@@ -53,6 +53,7 @@ for (let i = 0; i < emitCount; i += BATCH) {
   });
 }
 if (emitCount > 0 && env.CRASH_EMITTED) fs.writeFileSync(env.CRASH_EMITTED, String(emitCount));
+await worker.start();
 
 // Wait until nothing is pending (bounded), then report what the database holds.
 const deadline = Date.now() + 90_000;

@@ -80,7 +80,8 @@ it(`loses no event when a worker is killed with SIGKILL in the middle of a burst
     for (let i = 0; i < 3000 && !fs.existsSync(emitted); i++) await new Promise((r) => setTimeout(r, 20));
     if (!fs.existsSync(emitted)) throw new Error('the burst was not committed within 60 s');
   })();
-  // Kill once the whole burst is committed and deliveries are under way, not after they end.
+  // Kill once the whole burst is committed and deliveries are under way (the child starts its
+  // worker after the last commit), not after they end.
   await Promise.race([
     Promise.all([allCommitted, receiver.waitFor(KILL_AFTER, 60_000)]),
     first.exited.then((code) => {
