@@ -1,28 +1,16 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestApp } from '../../../test/support/app.ts';
+import { type SentMail as StoredMail, sentMails } from '../../../test/support/mail.ts';
 
 // Helpers shared by the auth module's tests: reading mails the local mailer wrote to
 // DATA_DIR/mail/*.json, and checking that no response leaks a stored secret.
 
-export interface SentMail {
-  to: string;
-  subject: string;
-  text: string;
-  meta?: { purpose?: string; token?: string; link?: string };
-}
+export type SentMail = StoredMail<{ purpose?: string; token?: string; link?: string }>;
 
 /** Mails sent to `to` (any purpose, or one), oldest first. */
 export function mailsTo(t: TestApp, to: string, purpose?: string): SentMail[] {
-  const dir = path.join(t.dataDir, 'mail');
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir)
-    .filter((name) => name.endsWith('.json'))
-    .sort()
-    .map((name) => JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as SentMail)
+  return sentMails<NonNullable<SentMail['meta']>>(t)
     .filter((mail) => mail.to === to.toLowerCase() || mail.to === to)
     .filter((mail) => purpose === undefined || mail.meta?.purpose === purpose);
 }

@@ -1,27 +1,19 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Role } from '../../platform/auth/access.ts';
 import type { TestApp } from '../../../test/support/app.ts';
 import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
+import { type SentMail, sentMails } from '../../../test/support/mail.ts';
 
 // Test helpers of the member flow, through the real API: invite, read the mailed token, accept.
 
-export interface InvitationMail {
-  to: string;
-  subject: string;
-  text: string;
-  meta: { purpose: string; token: string; link: string; invitation_id: string; workspace_id: string };
-}
+type InvitationMeta = { purpose: string; token: string; link: string; invitation_id: string; workspace_id: string };
+export type InvitationMail = SentMail<InvitationMeta> & { meta: InvitationMeta };
 
 /** The mail of one invitation, as the file mailer wrote it to DATA_DIR/mail. */
 export function invitationMail(t: TestApp, invitationId: string): InvitationMail {
-  const dir = path.join(t.dataDir, 'mail');
-  const mails = fs
-    .readdirSync(dir)
-    .filter((name) => name.endsWith('.json'))
-    .map((name) => JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as InvitationMail)
-    .filter((mail) => mail.meta?.purpose === 'invitation' && mail.meta.invitation_id === invitationId);
+  const mails = sentMails<InvitationMeta>(t).filter(
+    (mail): mail is InvitationMail => mail.meta?.purpose === 'invitation' && mail.meta.invitation_id === invitationId,
+  );
   assert.equal(mails.length, 1, `one mail for invitation ${invitationId}`);
   return mails[0];
 }
