@@ -58,7 +58,7 @@ describe('every rate-limited route answers 429 with headers once its bucket is s
       let workspaceId = 'ws_00000000000000000000000000';
       if (!op.isPublic) {
         // The fixture's own requests each come from an address of their own, so they spend nothing here.
-        const user = await signUp({ ...t, request: (o) => t.request({ ...o, remoteAddress: nextFixtureAddress() }) });
+        const user = await signUp(t, { remoteAddress: nextFixtureAddress });
         const second = await t.request({ method: 'POST', url: '/v1/auth/login', remoteAddress: nextFixtureAddress(), payload: { email: user.email, password: user.password } });
         assert.equal(second.statusCode, 200, second.body);
         tokens.splice(0, 2, user.accessToken, second.json().access_token);

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { createRateLimiter } from '../src/platform/rate-limit.ts';
 import { buildTestApp, type TestApp } from './support/app.ts';
-import { uniqueEmail } from './support/fixtures.ts';
+import { createApiKey, signUp, uniqueEmail } from './support/fixtures.ts';
 
 // Rate limits (DESIGN part 4): one bucket per principal on authenticated routes, one per IP on
 // public routes; RateLimit-* headers on every limited response, Retry-After on the 429. In-process
@@ -17,30 +17,6 @@ import { uniqueEmail } from './support/fixtures.ts';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LIMITS = { RATE_LIMIT_USER_PER_MIN: '3', RATE_LIMIT_IP_PER_MIN: '3' };
 const uniqueIp = () => `10.${[...randomBytes(3)].join('.')}`;
-
-interface Caller {
-  id: string;
-  accessToken: string;
-  workspaceId: string;
-}
-
-/** Registers and logs in from `ip` (two requests of that IP's public bucket). */
-async function signUpFrom(t: TestApp, ip: string): Promise<Caller> {
-  const email = uniqueEmail('rl');
-  const password = 'correct horse battery';
-  const registered = await t.request({ method: 'POST', url: '/v1/auth/register', payload: { email, password }, remoteAddress: ip });
-  assert.equal(registered.statusCode, 201, registered.body);
-  const login = await t.request({ method: 'POST', url: '/v1/auth/login', payload: { email, password }, remoteAddress: ip });
-  assert.equal(login.statusCode, 200, login.body);
-  const membership = await t.platform.db.selectFrom('memberships').select('workspace_id').where('user_id', '=', registered.json().id).executeTakeFirstOrThrow();
-  return { id: registered.json().id, accessToken: login.json().access_token, workspaceId: membership.workspace_id };
-}
-
-async function createKey(t: TestApp, user: Caller): Promise<{ id: string; key: string }> {
-  const res = await t.request({ method: 'POST', url: '/v1/api-keys', token: user.accessToken, payload: { name: 'limited', scope: 'admin' } });
-  assert.equal(res.statusCode, 201, res.body);
-  return res.json();
-}
 
 function assertAllowed(res: { statusCode: number; body: string; headers: Record<string, unknown> }, remaining: number, limit = 3) {
   assert.notEqual(res.statusCode, 429, res.body);
@@ -68,8 +44,8 @@ function assertLimited(res: { statusCode: number; body: string; headers: Record<
 function commonCases(getApp: () => TestApp) {
   it('limits a principal on authenticated routes: the 4th request in the minute is 429', async () => {
     const t = getApp();
-    const user = await signUpFrom(t, uniqueIp());
-    const key = await createKey(t, user); // the user's 1st request
+    const user = await signUp(t, { remoteAddress: uniqueIp() });
+    const key = await createApiKey(t, user, 'admin', 'limited'); // the user's 1st request
     assertAllowed(await t.request({ method: 'GET', url: '/v1/api-keys', token: user.accessToken }), 1);
     assertAllowed(await t.request({ method: 'GET', url: `/v1/api-keys/${key.id}`, token: user.accessToken }), 0);
     assertLimited(await t.request({ method: 'GET', url: '/v1/api-keys', token: user.accessToken }));
@@ -79,14 +55,14 @@ function commonCases(getApp: () => TestApp) {
     assert.equal(keys.length, 1, 'a limited request does nothing');
     // The user's API key is a principal of its own, and another user is untouched.
     assertAllowed(await t.request({ method: 'GET', url: '/v1/audit-log', token: key.key }), 2);
-    const other = await signUpFrom(t, uniqueIp());
+    const other = await signUp(t, { remoteAddress: uniqueIp() });
     assertAllowed(await t.request({ method: 'GET', url: '/v1/api-keys', token: other.accessToken }), 2);
   });
 
   it("counts the gate's refusals (403, 404) against the principal, with the headers", async () => {
     const t = getApp();
-    const user = await signUpFrom(t, uniqueIp());
-    const key = await createKey(t, user); // the user's 1st request
+    const user = await signUp(t, { remoteAddress: uniqueIp() });
+    const key = await createApiKey(t, user, 'admin', 'limited'); // the user's 1st request
     // Another workspace named by X-Workspace-Id: 404 from the gate.
     const foreign = await t.request({ method: 'GET', url: '/v1/api-keys', token: user.accessToken, workspaceId: 'ws_00000000000000000000000000' });
     assert.equal(foreign.statusCode, 404, foreign.body);
@@ -125,8 +101,8 @@ describe('rate limits, in-process', async () => {
 
   it('keeps separate counts per instance (which is why several instances need Redis)', async () => {
     const second = await buildTestApp({ env: LIMITS }); // same database, own memory
-    const user = await signUpFrom(t, uniqueIp());
-    const key = await createKey(t, user);
+    const user = await signUp(t, { remoteAddress: uniqueIp() });
+    const key = await createApiKey(t, user, 'admin', 'limited');
     for (const remaining of [2, 1, 0]) assertAllowed(await t.request({ method: 'GET', url: '/v1/audit-log', token: key.key }), remaining);
     assertLimited(await t.request({ method: 'GET', url: '/v1/audit-log', token: key.key }));
     assertAllowed(await second.request({ method: 'GET', url: '/v1/audit-log', token: key.key }), 2);
@@ -155,8 +131,8 @@ describe('rate limits, in Redis shared by two instances', async () => {
   commonCases(() => a);
 
   it('two instances share one principal bucket', async () => {
-    const user = await signUpFrom(a, uniqueIp());
-    const key = await createKey(a, user); // an API key works on both instances (same database)
+    const user = await signUp(a, { remoteAddress: uniqueIp() });
+    const key = await createApiKey(a, user, 'admin', 'limited'); // an API key works on both instances (same database)
     assertAllowed(await a.request({ method: 'GET', url: '/v1/audit-log', token: key.key }), 2);
     assertAllowed(await b.request({ method: 'GET', url: '/v1/audit-log', token: key.key }), 1);
     assertAllowed(await a.request({ method: 'GET', url: '/v1/audit-log', token: key.key }), 0);

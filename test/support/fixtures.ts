@@ -18,12 +18,20 @@ export function uniqueEmail(tag = 'user'): string {
   return `${tag}-${randomBytes(5).toString('hex')}@example.com`;
 }
 
-export async function signUp(t: TestApp, options: { email?: string; password?: string; name?: string } = {}): Promise<TestUser> {
+/**
+ * Registers and logs in a user. `remoteAddress` is the client address of those two requests (a
+ * function gives each its own), so tests of per-IP limits can keep the fixture out of their buckets.
+ */
+export async function signUp(
+  t: TestApp,
+  options: { email?: string; password?: string; name?: string; remoteAddress?: string | (() => string) } = {},
+): Promise<TestUser> {
   const email = options.email ?? uniqueEmail();
   const password = options.password ?? 'correct horse battery';
-  const registered = await t.request({ method: 'POST', url: '/v1/auth/register', payload: { email, password, ...(options.name ? { name: options.name } : {}) } });
+  const from = () => (typeof options.remoteAddress === 'function' ? options.remoteAddress() : options.remoteAddress);
+  const registered = await t.request({ method: 'POST', url: '/v1/auth/register', remoteAddress: from(), payload: { email, password, ...(options.name ? { name: options.name } : {}) } });
   assert.equal(registered.statusCode, 201, registered.body);
-  const login = await t.request({ method: 'POST', url: '/v1/auth/login', payload: { email, password } });
+  const login = await t.request({ method: 'POST', url: '/v1/auth/login', remoteAddress: from(), payload: { email, password } });
   assert.equal(login.statusCode, 200, login.body);
   const tokens = login.json();
   const membership = await t.platform.db
