@@ -3,10 +3,9 @@ import { createDialogueEngine } from '../../engine/index.ts';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import { IdParams, NoContent } from '../../platform/http/schemas.ts';
 import type { Platform } from '../../platform/platform.ts';
-import { createOpenAiEmbeddings } from '../../providers/embeddings/openai.ts';
 import { createLlm, type LLM } from '../../providers/llm/index.ts';
 import { createTtsRegistryFromConfig } from '../../providers/tts/index.ts';
-import { createKnowledgeSearch } from '../knowledge-base/search.ts';
+import { knowledgeOf } from '../knowledge-base/knowledge.ts';
 import { createFunctionCaller } from './functions.ts';
 import { createAgentsRepo } from './repo.ts';
 import {
@@ -33,13 +32,7 @@ const write = { access: { auth: 'workspace', scope: 'write' } } as const;
 const read = { access: { auth: 'workspace', scope: 'read-only' } } as const;
 export function agentsRoutes(platform: Platform): FastifyPluginAsyncTypebox {
   const { config, db, clock } = platform;
-  const knowledge = createKnowledgeSearch({
-    db,
-    embeddings: config.embeddings.baseUrl
-      ? createOpenAiEmbeddings({ baseUrl: config.embeddings.baseUrl, apiKey: config.embeddings.apiKey, model: config.embeddings.model })
-      : undefined,
-    onEmbeddingError: (err) => platform.logger.warn({ err }, 'embeddings failed; knowledge search used full text only'),
-  });
+  const knowledge = knowledgeOf(platform).search;
   // One LLM adapter per provider and model, reused across requests (an OpenAI client keeps its connections).
   const llms = new Map<string, LLM>();
   const llmFor = (llm: { provider: string; model: string }) => {

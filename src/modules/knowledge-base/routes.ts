@@ -6,8 +6,6 @@ import { invalidField } from '../../platform/errors.ts';
 import { ListQuery, NoContent } from '../../platform/http/schemas.ts';
 import { pageRequest } from '../../platform/pagination.ts';
 import type { Platform } from '../../platform/platform.ts';
-import { createOpenAiEmbeddings } from '../../providers/embeddings/openai.ts';
-import type { EmbeddingsProvider } from '../../providers/embeddings/port.ts';
 import { createKnowledgeBaseRepo } from './repo.ts';
 import {
   KbParams,
@@ -24,26 +22,15 @@ import {
   SourceCreateMultipart,
   SourceParams,
 } from './schemas.ts';
-import { createKnowledgeSearch } from './search.ts';
+import { knowledgeOf } from './knowledge.ts';
 import { createKnowledgeBaseService, MAX_FILE_BYTES, type UploadedFile } from './service.ts';
 
 const TAGS = ['knowledge-base'];
 const WRITE = { auth: 'workspace', scope: 'write' } as const;
 const READ = { auth: 'workspace', scope: 'read-only' } as const;
 
-/** The embeddings provider from configuration (EMBEDDINGS_BASE_URL), or none: full-text retrieval only. */
-export function embeddingsFromConfig(config: Platform['config']): EmbeddingsProvider | undefined {
-  const { baseUrl, apiKey, model } = config.embeddings;
-  return baseUrl ? createOpenAiEmbeddings({ baseUrl, apiKey, model }) : undefined;
-}
-
 export function knowledgeBaseRoutes(platform: Platform): FastifyPluginAsyncTypebox {
-  const embeddings = embeddingsFromConfig(platform.config);
-  const search = createKnowledgeSearch({
-    db: platform.db,
-    embeddings,
-    onEmbeddingError: (err) => platform.logger.warn({ err }, 'query embedding failed; ranking by full text only'),
-  });
+  const { embeddings, search } = knowledgeOf(platform);
   const service = createKnowledgeBaseService({
     db: platform.db,
     clock: platform.clock,

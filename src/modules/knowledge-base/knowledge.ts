@@ -1,0 +1,31 @@
+import type { Platform } from '../../platform/platform.ts';
+import { createOpenAiEmbeddings } from '../../providers/embeddings/openai.ts';
+import type { EmbeddingsProvider } from '../../providers/embeddings/port.ts';
+import { createKnowledgeSearch, type KnowledgeSearch } from './search.ts';
+
+// The app's one embeddings client and one knowledge search (with its in-memory vector and word
+// caches), shared by the knowledge-base routes and by the agents' dialogue engine.
+
+export interface Knowledge {
+  /** From EMBEDDINGS_BASE_URL, or none: full-text retrieval only. */
+  embeddings: EmbeddingsProvider | undefined;
+  search: KnowledgeSearch;
+}
+
+const byPlatform = new WeakMap<Platform, Knowledge>();
+
+export function knowledgeOf(platform: Platform): Knowledge {
+  let knowledge = byPlatform.get(platform);
+  if (!knowledge) {
+    const { baseUrl, apiKey, model } = platform.config.embeddings;
+    const embeddings = baseUrl ? createOpenAiEmbeddings({ baseUrl, apiKey, model }) : undefined;
+    const search = createKnowledgeSearch({
+      db: platform.db,
+      embeddings,
+      onEmbeddingError: (err) => platform.logger.warn({ err }, 'query embedding failed; ranking by full text only'),
+    });
+    knowledge = { embeddings, search };
+    byPlatform.set(platform, knowledge);
+  }
+  return knowledge;
+}
