@@ -9,10 +9,11 @@ import { registerAuthentication } from './platform/auth/authenticate.ts';
 import type { Clock } from './platform/clock.ts';
 import type { DatabaseHandle } from './platform/db/database.ts';
 import { registerErrorHandling } from './platform/http/error-handler.ts';
-import { serializeRequest } from './platform/http/log-redaction.ts';
+import { clientErrorHandler, frameworkErrors, registerInputGuard } from './platform/http/input-guard.ts';
 import { enforceRouteConventions, registerOpenApi } from './platform/http/openapi.ts';
 import { registerValidation } from './platform/http/validation.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
+import { createLogger, withLogSerializers } from './platform/logging.ts';
 import type { Mailer } from './platform/mailer.ts';
 import { createMetrics, registerMetrics } from './platform/metrics.ts';
 import { createPlatform, type Platform } from './platform/platform.ts';
@@ -51,8 +52,12 @@ const trustHops = (hops: number) => (_address: string, hop: number) => hop < hop
 export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstance; platform: Platform }> {
   const { config } = inputs;
   const app = Fastify({
-    ...(inputs.logger ? { loggerInstance: inputs.logger } : { logger: { level: config.logLevel, serializers: { req: serializeRequest } } }),
+    // Every logger gets the server's serializers: redacted URLs, errors without query values or secrets.
+    loggerInstance: inputs.logger ? withLogSerializers(inputs.logger) : createLogger({ level: config.logLevel }),
     bodyLimit: 1024 * 1024,
+    // The router's own refusals (bad percent-encoding, over-long parameters) as problem+json.
+    frameworkErrors,
+    clientErrorHandler,
     // Behind a reverse proxy, X-Forwarded-For names the client (per-IP limits, audit ip) only when trusted.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     requestIdHeader: false,
@@ -70,6 +75,7 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   });
   registerValidation(app);
   registerErrorHandling(app);
+  registerInputGuard(app);
   enforceRouteConventions(app);
   await registerOpenApi(app, { publicBaseUrl: config.publicBaseUrl, extras: webhooksOpenApi() });
   if (config.corsOrigins.length > 0) {
@@ -97,6 +103,7 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   app.addHook('onClose', async () => {
     await platform.keyUsage.flush();
     await platform.outbound.close();
+    await platform.cpu.close();
   });
   return { app, platform };
 }

@@ -64,7 +64,7 @@ export const AgentFunctionInput = Type.Object(
     description: Type.Optional(AgentFunction.properties.description),
     url: Url,
     method: Type.Optional(Type.Enum(FUNCTION_METHODS, { description: 'Default POST' })),
-    parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'JSON Schema (default: an object with no properties)' })),
+    parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { maxProperties: 50, description: 'JSON Schema (default: an object with no properties)' })),
     timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 30_000, description: 'Default 5000' })),
   },
   { additionalProperties: false },
@@ -123,7 +123,7 @@ const writable = {
   max_duration_seconds: Type.Integer({ minimum: 10, maximum: 14_400, description: 'Default 600' }),
   voicemail: VoicemailInput,
   webhook_url: Nullable(Url),
-  webhook_events: Type.Array(WebhookEvent, { uniqueItems: true, description: 'Call events sent to webhook_url; empty means all' }),
+  webhook_events: Type.Array(WebhookEvent, { maxItems: 50, uniqueItems: true, description: 'Call events sent to webhook_url; empty means all' }),
   metadata: Metadata,
 };
 
@@ -222,7 +222,7 @@ export const WebhookTestResult = Type.Object({ event_id: Type.String({ examples:
 export const FunctionTestBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 64, description: 'Name of one of the agent functions' }),
-    arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Arguments object sent to the function' })),
+    arguments: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { maxProperties: 100, description: 'Arguments object sent to the function' })),
   },
   { additionalProperties: false },
 );

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import { invalidField } from '../../platform/errors.ts';
+import { registerMultipartForm } from '../../platform/http/multipart-form.ts';
 import { ListQuery, NoContent } from '../../platform/http/schemas.ts';
 import { pageRequest } from '../../platform/pagination.ts';
 import type { Platform } from '../../platform/platform.ts';
@@ -40,6 +40,8 @@ export function knowledgeBaseRoutes(platform: Platform): FastifyPluginAsyncTypeb
     embeddings,
     repo: createKnowledgeBaseRepo(),
     search,
+    // Text extraction and chunking run in the app's worker threads.
+    cpu: platform.cpu,
   });
 
   return async (app) => {
@@ -48,13 +50,12 @@ export function knowledgeBaseRoutes(platform: Platform): FastifyPluginAsyncTypeb
     // body keeps `file: "sha256:<hex>"`, so the form is validated by its schema (unknown fields are
     // 422) and Idempotency-Key compares uploads by content.
     const uploads = new WeakMap<object, UploadedFile>();
-    await app.register(multipart, {
-      attachFieldsToBody: 'keyValues',
+    await registerMultipartForm(app, {
       limits: { fileSize: MAX_FILE_BYTES, files: 1, fields: 5, parts: 6, fieldSize: 4096 },
-      async onFile(part) {
+      async onFile(request, part) {
         const bytes = await part.toBuffer();
-        if (part.fieldname === 'file') uploads.set(this, { filename: part.filename, mimetype: part.mimetype, bytes });
-        (part as unknown as { value: string }).value = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+        if (part.fieldname === 'file') uploads.set(request, { filename: part.filename, mimetype: part.mimetype, bytes });
+        return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
       },
     });
     app.removeContentTypeParser('text/plain');

@@ -4,7 +4,16 @@ import { AppError, type ErrorCode, ERROR_STATUS, type FieldError, titleFor } fro
 // The one renderer of errors: every failure leaves as RFC 9457 application/problem+json,
 // never with a stack, SQL or an unknown error's message.
 
-const TYPE_BASE = 'https://docs.voice-agent-platform.dev/errors/';
+export const PROBLEM_TYPE_BASE = 'https://docs.voice-agent-platform.dev/errors/';
+/** At most this many entries in a problem's `errors`; `error_count` then gives the total. */
+export const MAX_FIELD_ERRORS = 20;
+const MAX_DETAIL = 2_000;
+const MAX_PATH = 200;
+
+/** A long field path or detail (a hostile key of 100,000 characters) is cut, not echoed whole. */
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
 
 interface AjvIssue {
   instancePath: string;
@@ -27,6 +36,8 @@ export function fieldErrors(issues: AjvIssue[], context: string | undefined): Fi
   const seen = new Set<string>();
   const out: FieldError[] = [];
   for (const issue of issues) {
+    // The condition array-bounds.ts wraps around an array's item checks: the item errors say it.
+    if (issue.keyword === 'if') continue;
     let path = pointerToPath(issue.instancePath);
     let message = issue.message ?? 'is invalid';
     if (issue.keyword === 'required') {
@@ -49,14 +60,18 @@ export function fieldErrors(issues: AjvIssue[], context: string | undefined): Fi
 
 export function problemBody(request: FastifyRequest, code: ErrorCode, detail: string, errors?: FieldError[]) {
   const status = ERROR_STATUS[code];
+  const count = errors?.length ?? 0;
   return {
-    type: TYPE_BASE + code,
+    type: PROBLEM_TYPE_BASE + code,
     title: titleFor(status),
     status,
-    detail,
+    detail: cut(detail, MAX_DETAIL),
     code,
     request_id: String(request.id),
-    ...(errors && errors.length > 0 ? { errors } : {}),
+    ...(errors && count > 0
+      ? { errors: errors.slice(0, MAX_FIELD_ERRORS).map((e) => ({ path: cut(e.path, MAX_PATH), message: cut(e.message, MAX_PATH) })) }
+      : {}),
+    ...(count > MAX_FIELD_ERRORS ? { error_count: count } : {}),
   };
 }
 
@@ -82,14 +97,14 @@ function classify(error: FastifyError & { validation?: AjvIssue[]; validationCon
     const errors = fieldErrors(error.validation, error.validationContext);
     return {
       code: 'validation_failed',
-      detail: errors.map((e) => `${e.path}: ${e.message}`).join('; ') || 'request is invalid',
+      detail: errors.slice(0, MAX_FIELD_ERRORS).map((e) => `${e.path}: ${e.message}`).join('; ') || 'request is invalid',
       errors,
     };
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { code: 'invalid_json', detail: 'the request body is not valid JSON' };
+      return { code: 'invalid_json', detail: 'the request body is not valid JSON (or holds a __proto__ or constructor.prototype key)' };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
     case 'FST_FILES_LIMIT':

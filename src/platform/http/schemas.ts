@@ -15,7 +15,12 @@ export const ProblemSchema = Type.Object(
       { description: 'Stable machine-readable error code' },
     ),
     request_id: Type.String(),
-    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+    errors: Type.Optional(
+      Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
+        description: 'The fields at fault (at most 20; error_count then gives the total)',
+      }),
+    ),
+    error_count: Type.Optional(Type.Integer({ description: 'How many field errors there were, when errors lists only the first 20' })),
   },
   { $id: 'Problem', title: 'Problem', description: 'RFC 9457 problem details' },
 );

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { boundArrays } from './array-bounds.ts';
+import { assertAcceptableBody } from './input-guard.ts';
 
 // Request validation: bodies are validated strictly (no type coercion, unknown fields rejected by
 // their schemas' additionalProperties: false, nothing silently removed); query strings, path
@@ -20,6 +22,19 @@ function makeAjv(coerce: boolean): Ajv {
   return ajv;
 }
 
+/** Compiles each schema object once (shared schemas such as ListQuery serve many routes). */
+function cachedCompiler(ajv: Ajv) {
+  const compiled = new WeakMap<object, ValidateFunction>();
+  return (schema: Record<string, unknown>): ValidateFunction => {
+    let validate = compiled.get(schema);
+    if (!validate) {
+      validate = ajv.compile(boundArrays(schema));
+      compiled.set(schema, validate);
+    }
+    return validate;
+  };
+}
+
 export function registerValidation(app: FastifyInstance) {
   // Bodies are JSON (a module that takes another type, such as multipart, registers its parser).
   // Fastify's default text/plain parser would hand a string to the JSON schema, turning a wrong
@@ -31,15 +46,24 @@ export function registerValidation(app: FastifyInstance) {
   // application/json counts as no body (many clients send the header on every request).
   const json = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
+  // A parsed body with U+0000 anywhere or nested deeper than the platform takes is refused here,
+  // before any schema or code walks it (input-guard.ts).
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined);
-    else json(request, body as string, done);
+    if (body === '') return done(null, undefined);
+    json(request, body as string, (error: Error | null, parsed?: unknown) => {
+      if (error) return done(error);
+      try {
+        assertAcceptableBody(parsed);
+      } catch (refused) {
+        return done(refused as Error);
+      }
+      done(null, parsed);
+    });
   });
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && (request.method === 'POST' || request.method === 'PUT' || request.method === 'PATCH')) request.body = {};
   });
-  const strict = makeAjv(false);
-  const coercing = makeAjv(true);
-  // Ajv caches compiled functions by schema, so shared schemas (ListQuery ...) compile once.
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema as object));
+  const strict = cachedCompiler(makeAjv(false));
+  const coercing = cachedCompiler(makeAjv(true));
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing)(schema as Record<string, unknown>));
 }
