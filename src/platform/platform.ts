@@ -5,6 +5,7 @@ import { createAuditWriter } from './audit.ts';
 import { createApiKeyUsageRecorder } from './auth/api-key-usage.ts';
 import { createJwtSigner } from './auth/jwt.ts';
 import type { Clock } from './clock.ts';
+import { createCpuPool } from './cpu-pool.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { createOutboundClient } from './outbound/ssrf-guard.ts';
@@ -44,6 +45,8 @@ export function createPlatform(inputs: PlatformInputs) {
     outbound: createOutboundClient({ allowPrivate: config.allowPrivateUrls, userAgent: `VoiceAgentPlatform/${API_VERSION}` }),
     /** The events engine's write side: `events.emit(tx, …)` inside the causing transaction. */
     events: createEventEmitter({ clock, webhooks: config.webhooks, notifyInTransaction: database.kind === 'postgres' }),
+    /** Worker threads for CPU-heavy work (speech, MP3, document extraction, chunking); closed with the app. */
+    cpu: createCpuPool(),
     rateLimiter: createRateLimiter(
       { principalPerMin: config.rateLimit.userPerMin, ipPerMin: config.rateLimit.ipPerMin, demoPerMin: config.rateLimit.demoPerMin },
       { redis: inputs.redis },

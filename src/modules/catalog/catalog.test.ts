@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { buildTestApp, type TestApp } from '../../../test/support/app.ts';
 import { createApiKey, signUp, type TestUser } from '../../../test/support/fixtures.ts';
 import { securitySuite } from '../../../test/support/security.ts';
+import { createCpuPool, cpuTask } from '../../platform/cpu-pool.ts';
+import type * as poolTasks from '../../platform/cpu-pool.test-tasks.ts';
+import { newGate, openGate } from '../../platform/cpu-pool.test-tasks.ts';
 import { BUILTIN_SAMPLE_RATE, createBuiltinTts } from '../../providers/tts/builtin.ts';
 import { startFakeSpeechServer } from '../../providers/tts/fake-server.ts';
 
@@ -10,6 +14,31 @@ import { startFakeSpeechServer } from '../../providers/tts/fake-server.ts';
 function isMp3Frame(bytes: Buffer): boolean {
   return bytes[0] === 0xff && (bytes[1] & 0xe0) === 0xe0 && ((bytes[1] >> 1) & 0x03) === 0x01;
 }
+
+/**
+ * Walks an MP3 frame by frame: every header must be MPEG-2 layer III, 16 kHz, 32 kbit/s (what the
+ * built-in voices give), and the frames must tile the file exactly. Answers the frame count.
+ */
+function mpeg2Frames(bytes: Buffer): number {
+  let offset = 0;
+  let frames = 0;
+  while (offset < bytes.length) {
+    assert.ok(offset + 4 <= bytes.length, `a partial frame header at byte ${offset}`);
+    const [b0, b1, b2] = [bytes[offset], bytes[offset + 1], bytes[offset + 2]];
+    assert.ok(b0 === 0xff && (b1 & 0xe0) === 0xe0, `no frame sync at byte ${offset}`);
+    assert.equal((b1 >> 3) & 0x03, 0b10, 'MPEG-2');
+    assert.equal((b1 >> 1) & 0x03, 0b01, 'layer III');
+    assert.equal(b2 >> 4, 4, '32 kbit/s');
+    assert.equal((b2 >> 2) & 0x03, 2, '16 kHz');
+    offset += (72 * 32_000) / 16_000 + ((b2 >> 1) & 0x01);
+    frames++;
+  }
+  assert.equal(offset, bytes.length, 'the last frame is cut short');
+  return frames;
+}
+
+const LONG_TEXT = 'Thanks for calling the harbour office. Ferries leave every hour from pier two, and tickets are sold on board. '.repeat(3).slice(0, 300);
+const holdTask = cpuTask<typeof poolTasks.hold>(new URL('../../platform/cpu-pool.test-tasks.ts', import.meta.url), 'hold');
 
 describe('catalog', async () => {
   const t = await buildTestApp();
@@ -57,6 +86,58 @@ describe('catalog', async () => {
     assert.ok(custom.rawPayload.length < bytes.length);
   });
 
+  it('speaks a 300-character text as whole MP3 frames, synthesised and encoded in the worker threads', async () => {
+    const user = await signUp(t);
+    const key = await createApiKey(t, user, 'read-only');
+    const res = await t.request({ method: 'GET', url: `/v1/voices/builtin-sam/preview?text=${encodeURIComponent(LONG_TEXT)}`, token: key.key });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.headers['content-type'], 'audio/mpeg');
+    const frames = mpeg2Frames(res.rawPayload);
+    // 576 samples a frame; the encoder adds its delay and a flushed frame or two.
+    const speech = await createBuiltinTts().synthesize(LONG_TEXT, 'builtin-sam');
+    const extra = frames * 576 - speech.pcm.length;
+    assert.ok(extra >= 0 && extra < 4 * 576, `${frames} frames for ${speech.pcm.length} samples`);
+  });
+
+  it('answers other requests while a preview is being synthesised', async () => {
+    const user = await signUp(t);
+    const key = await createApiKey(t, user, 'read-only');
+    let previewDone = false;
+    const preview = t.request({ method: 'GET', url: `/v1/voices/builtin-dev/preview?text=${encodeURIComponent(LONG_TEXT)}`, token: key.key }).then((res) => {
+      previewDone = true;
+      return res;
+    });
+    // The preview's work reaches the pool (were it done on this thread, the preview would finish first).
+    while (t.platform.cpu.pending === 0 && !previewDone) await nextTurn();
+    assert.equal(previewDone, false, 'the preview finished without the worker threads');
+    const health = await t.request({ method: 'GET', url: '/v1/health' });
+    assert.equal(health.statusCode, 200, health.body);
+    assert.equal(previewDone, false, '/v1/health waited for the preview');
+    const res = await preview;
+    assert.equal(res.statusCode, 200, res.body);
+    assert.ok(isMp3Frame(res.rawPayload));
+  });
+
+  it('is 503 service_unavailable with Retry-After while the worker threads and their queue are full', async () => {
+    const user = await signUp(t);
+    const key = await createApiKey(t, user, 'read-only');
+    const cpu = t.platform.cpu;
+    const gate = newGate();
+    const holders = Array.from({ length: cpu.threads + cpu.queue }, () => cpu.run(holdTask, { gate }));
+    try {
+      const res = await t.request({ method: 'GET', url: `/v1/voices/builtin-ava/preview?text=${encodeURIComponent('Busy?')}`, token: key.key });
+      assert.equal(res.statusCode, 503, res.body);
+      assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+      assert.equal(res.json().code, 'service_unavailable');
+      assert.equal(res.headers['retry-after'], '1');
+    } finally {
+      openGate(gate);
+      await Promise.all(holders);
+    }
+    const again = await t.request({ method: 'GET', url: `/v1/voices/builtin-ava/preview?text=${encodeURIComponent('Busy?')}`, token: key.key });
+    assert.equal(again.statusCode, 200, again.body);
+  });
+
   it('is 404 for an unknown voice', async () => {
     const user = await signUp(t);
     const res = await t.request({ method: 'GET', url: '/v1/voices/nobody/preview', token: user.accessToken });
@@ -82,6 +163,19 @@ describe('catalog', async () => {
 });
 
 describe('built-in TTS', () => {
+  it('with a pool, synthesises in a worker thread, to the same samples', async (ctx) => {
+    const cpu = createCpuPool({ threads: 1 });
+    ctx.after(() => cpu.close());
+    const pending = createBuiltinTts({ cpu }).synthesize('Hello. How are you today?', 'builtin-cora');
+    // Handed to the pool at once; done on this thread, it would have finished before returning.
+    assert.equal(cpu.pending, 1);
+    const inPool = await pending;
+    assert.equal(cpu.pending, 0);
+    const here = await createBuiltinTts().synthesize('Hello. How are you today?', 'builtin-cora');
+    assert.ok(inPool.pcm instanceof Int16Array);
+    assert.deepEqual(inPool.pcm, here.pcm);
+  });
+
   it('speaks deterministically, longer text for longer, differently per voice', async () => {
     const tts = createBuiltinTts();
     const short = await tts.synthesize('Hello.', 'builtin-ava');

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { CpuPool } from '../../platform/cpu-pool.ts';
 import { notFound } from '../../platform/errors.ts';
-import { encodeMp3 } from '../../providers/tts/mp3.ts';
+import { encodeMp3InPool } from '../../providers/tts/mp3.ts';
 import { sampleSentence } from '../../providers/tts/builtin.ts';
 import type { TtsRegistry } from '../../providers/tts/index.ts';
 import type { Voice, VoiceListQuery } from './schemas.ts';
@@ -9,6 +10,8 @@ import { AGENT_TEMPLATES } from './templates.ts';
 export interface CatalogServiceDeps {
   tts: TtsRegistry;
   publicBaseUrl: string;
+  /** Where MP3 encoding runs (and built-in synthesis, when the registry was given the same pool). */
+  cpu: CpuPool;
 }
 
 export interface AudioFile {
@@ -20,7 +23,8 @@ export interface AudioFile {
 const MAX_CACHED_PREVIEWS = 64;
 
 export function createCatalogService(deps: CatalogServiceDeps) {
-  const previews = new Map<string, AudioFile>();
+  // Kept as promises: concurrent first requests for a voice share one rendering.
+  const previews = new Map<string, Promise<AudioFile>>();
 
   const present = (voice: ReturnType<TtsRegistry['voices']>[number]): Voice => ({
     ...voice,
@@ -31,7 +35,7 @@ export function createCatalogService(deps: CatalogServiceDeps) {
     const provider = deps.tts.providerOf(voiceId);
     if (!provider) throw notFound('voice');
     const audio = await provider.synthesize(text, voiceId);
-    const bytes = encodeMp3(audio.pcm, audio.sampleRate);
+    const bytes = await encodeMp3InPool(deps.cpu, audio.pcm, audio.sampleRate);
     return { bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"` };
   }
 
@@ -54,9 +58,12 @@ export function createCatalogService(deps: CatalogServiceDeps) {
       if (text !== undefined) return render(voiceId, text);
       const cached = previews.get(voiceId);
       if (cached) return cached;
-      const rendered = await render(voiceId, sampleSentence(voice.language));
-      if (previews.size < MAX_CACHED_PREVIEWS) previews.set(voiceId, rendered);
-      return rendered;
+      const rendering = render(voiceId, sampleSentence(voice.language));
+      if (previews.size < MAX_CACHED_PREVIEWS) {
+        previews.set(voiceId, rendering);
+        rendering.catch(() => previews.delete(voiceId));
+      }
+      return rendering;
     },
 
     listTemplates() {

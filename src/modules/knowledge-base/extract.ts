@@ -120,6 +120,11 @@ function csvToText(csv: string): string {
   return body.map((row) => row.map((value, i) => (value ? `${header[i] || `column ${i + 1}`}: ${value}` : '')).filter(Boolean).join('; ')).join('\n\n');
 }
 
+/** The <title> of an HTML document, if it has one in its first bytes. */
+export function htmlTitle(bytes: Buffer): string | undefined {
+  return /<title[^>]*>([^<]{1,300})<\/title>/i.exec(bytes.subarray(0, 64 * 1024).toString('utf8'))?.[1]?.replaceAll('\u0000', '').trim() || undefined;
+}
+
 /** Plain text of a document; throws a 422 naming `path` when the bytes are not a readable document of that format. */
 export async function extractPlainText(bytes: Buffer, format: Format, path: string, contentType?: string): Promise<string> {
   try {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../../platform/db/schema.ts';
 import type { EmbeddingsProvider } from '../../providers/embeddings/port.ts';
+import { VISIBLE_CHUNK } from './repo.ts';
 
 // Retrieval over knowledge-base chunks, shared by POST /knowledge-base/{id}/query and the
 // dialogue engine. Full-text: the query's stemmed, stop-word-free lexemes OR-ed together (so a
@@ -44,6 +45,16 @@ const TF_SATURATION = 0.12;
 const COMMON_MIN_CHUNKS = 20;
 const COMMON_SHARE = 0.5;
 const MAX_CACHED_LEXEMES = 50_000;
+/**
+ * Bounds on one search's work, which on PGlite is main-thread CPU: every ranked chunk costs one
+ * ts_rank_cd per query word. The first MAX_QUERY_TERMS distinct words of the query are used (a
+ * question has a handful; a 2,000-character query had 60 and took 0.4 s). Candidates are the
+ * chunks holding the rarest of them, rarer words first, until their document frequencies add up
+ * to MAX_RANKED_CHUNKS (always at least the rarest word); the others still count in the score.
+ */
+export const MAX_QUERY_TERMS = 24;
+export const MAX_RANKED_CHUNKS = 1500;
+const MAX_QUERY_CHARS = 2000;
 
 interface CachedBase {
   version: number;
@@ -97,10 +108,11 @@ export function createKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearc
     }
     const model = embeddings?.model ?? '';
     const size = await db
-      .selectFrom('knowledge_chunks')
-      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max(sql<number>`cardinality(embedding)`).as('dims')])
-      .where('knowledge_base_id', '=', baseId)
-      .where('embedding_model', '=', model)
+      .selectFrom('knowledge_chunks as c')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max(sql<number>`cardinality(c.embedding)`).as('dims')])
+      .where('c.knowledge_base_id', '=', baseId)
+      .where('c.embedding_model', '=', model)
+      .where(VISIBLE_CHUNK)
       .executeTakeFirstOrThrow();
     const floats = Number(size.n) * Number(size.dims ?? 0);
     if (floats > maxCachedFloats) {
@@ -108,10 +120,11 @@ export function createKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearc
       return undefined;
     }
     const rows = await db
-      .selectFrom('knowledge_chunks')
-      .select(['id', 'embedding'])
-      .where('knowledge_base_id', '=', baseId)
-      .where('embedding_model', '=', model)
+      .selectFrom('knowledge_chunks as c')
+      .select(['c.id', 'c.embedding'])
+      .where('c.knowledge_base_id', '=', baseId)
+      .where('c.embedding_model', '=', model)
+      .where(VISIBLE_CHUNK)
       .execute();
     const entry: CachedBase = { version, ids: [], vectors: [], floats: 0 };
     for (const row of rows) {
@@ -151,7 +164,8 @@ export function createKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearc
    * read as ts_rank_cd of the lone lexeme). Lexemes found in more than half of a large base's chunks
    * are left out of the match (kept when nothing else is left), so frequent domain words neither
    * drown the ranking nor make every chunk a candidate. Document frequencies are cached per
-   * content version, so a repeated word costs one index lookup per change of the base.
+   * content version, so a repeated word costs one index lookup per change of the base. The work
+   * is bounded by MAX_QUERY_TERMS and MAX_RANKED_CHUNKS.
    */
   async function fullText(workspaceId: string, bases: Array<{ id: string; content_version: number }>, tsConfig: string, query: string, limit: number) {
     const baseIds = bases.map((b) => b.id);
@@ -165,13 +179,16 @@ export function createKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearc
     const { rows: terms } = await sql<{ lexeme: string; query: string; df: number | null; total: number | null }>`
       with total as (
         select case when ${cache.total >= 0} then ${cache.total}::int else (select count(*)::int from knowledge_chunks c where ${inBases}) end as n
+      ), words as (
+        select w.lexeme from unnest(to_tsvector(${tsConfig}::regconfig, ${query})) as w(lexeme, positions, weights)
+        order by w.positions[1], w.lexeme limit ${MAX_QUERY_TERMS}
       )
       select l.lexeme, plainto_tsquery('simple', l.lexeme)::text as query, total.n as total,
         case when l.lexeme = any(${known}::text[]) then null
           else (select count(*)::int from (
             select 1 from knowledge_chunks c where ${inBases} and c.tsv @@ plainto_tsquery('simple', l.lexeme)
             limit greatest(${COMMON_MIN_CHUNKS}::int, floor(total.n * ${COMMON_SHARE}::float8)::int + 1)) m) end as df
-      from unnest(tsvector_to_array(to_tsvector(${tsConfig}::regconfig, ${query}))) as l(lexeme) cross join total`.execute(db);
+      from words l cross join total`.execute(db);
     for (const term of terms) {
       if (term.df !== null) cache.df.set(term.lexeme, Number(term.df));
       if (term.total !== null) cache.total = Number(term.total);
@@ -183,17 +200,31 @@ export function createKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearc
     const used = informative.length > 0 ? informative : present;
     const weights = used.map((t) => Math.log(1 + (total - t.df + 0.5) / (t.df + 0.5)));
     const weightSum = weights.reduce((a, b) => a + b, 0);
-    // The tsqueries are constants of the statement (their text as PostgreSQL printed it).
-    const anyTerm = used.map((t) => `(${t.query})`).join(' | ');
+    // Candidates: the rarest words' chunks, up to MAX_RANKED_CHUNKS of them (by document frequency).
+    const selecting: typeof used = [];
+    let covered = 0;
+    for (const t of [...used].sort((a, b) => a.df - b.df)) {
+      if (selecting.length > 0 && covered + t.df > MAX_RANKED_CHUNKS) break;
+      selecting.push(t);
+      covered += t.df;
+    }
+    // The tsqueries are constants of the statement (their text as PostgreSQL printed it). Each
+    // rank is computed once, in the inner query (OFFSET 0 keeps PostgreSQL from inlining it).
+    const anyTerm = selecting.map((t) => `(${t.query})`).join(' | ');
+    const ranks = sql.join(used.map((t, i) => sql`ts_rank_cd(c.tsv, ${t.query}::tsquery) as ${sql.ref(`r${i}`)}`));
     const score = sql.join(
-      used.map((t, i) => sql`${weights[i]}::float8 * (ts_rank_cd(c.tsv, ${t.query}::tsquery) / (ts_rank_cd(c.tsv, ${t.query}::tsquery) + ${TF_SATURATION}))`),
+      used.map((_, i) => sql`${weights[i]}::float8 * (${sql.ref(`r${i}`)} / (${sql.ref(`r${i}`)} + ${TF_SATURATION}))`),
       sql` + `,
     );
     const { rows } = await sql<{ id: string; source_id: string; text: string; score: number }>`
-      select c.id, c.source_id, c.text, (${score}) / ${weightSum} as score
-      from knowledge_chunks c
-      where ${inBases} and c.tsv @@ ${anyTerm}::tsquery
-      order by score desc, c.id asc
+      select r.id, r.source_id, r.text, (${score}) / ${weightSum} as score
+      from (
+        select c.id, c.source_id, c.text, ${ranks}
+        from knowledge_chunks c
+        where ${inBases} and c.tsv @@ ${anyTerm}::tsquery and ${VISIBLE_CHUNK}
+        offset 0
+      ) r
+      order by score desc, r.id asc
       limit ${limit}`.execute(db);
     return rows.map((r) => ({ ...r, score: Number(r.score) }));
   }
@@ -210,9 +241,10 @@ export function createKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearc
   }
 
   return {
-    async search(workspaceId, knowledgeBaseIds, query, topK) {
+    async search(workspaceId, knowledgeBaseIds, rawQuery, topK) {
       const ids = [...new Set(knowledgeBaseIds)].slice(0, MAX_BASES);
       const k = Math.max(1, Math.min(Math.trunc(topK) || 1, 100));
+      const query = rawQuery.slice(0, MAX_QUERY_CHARS);
       if (ids.length === 0 || query.trim() === '') return [];
       // The query's embedding (a network call) is fetched while the database does its part.
       const vectorPending = queryVector(query);

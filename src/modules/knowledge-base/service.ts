@@ -2,22 +2,22 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Selectable } from 'kysely';
 import type { WorkspaceContext } from '../../platform/auth/access.ts';
 import type { Clock } from '../../platform/clock.ts';
+import { callingThread, type CpuRunner } from '../../platform/cpu-pool.ts';
 import type { Database } from '../../platform/db/schema.ts';
 import { AppError, invalidField, invalidState, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { assertUrlField, type OutboundClient, UrlRefusedError } from '../../platform/outbound/ssrf-guard.ts';
+import { assertUrlField, type OutboundClient } from '../../platform/outbound/ssrf-guard.ts';
 import { type Page, type PageRequest, toPage } from '../../platform/pagination.ts';
 import type { EmbeddingsProvider } from '../../providers/embeddings/port.ts';
-import { chunkText } from './chunking.ts';
-import { extractPlainText, type Format, formatOfFile, formatOfResponse, SUPPORTED_FORMATS_TEXT } from './extract.ts';
+import { type Format, formatOfFile, SUPPORTED_FORMATS_TEXT } from './extract.ts';
+import { createIngestion, failureMessage, IngestError } from './ingest.ts';
 import { tsConfigFor } from './language.ts';
-import type { KnowledgeBaseRepo, KnowledgeBaseRow, NewChunk } from './repo.ts';
+import type { ChunkOwner, KnowledgeBaseRepo, KnowledgeBaseRow, NewChunk } from './repo.ts';
 import type { KnowledgeBase, KnowledgeBaseCreate, KnowledgeBaseUpdate, KnowledgeChunk, KnowledgeSource, SearchResult, SourceCreateJson } from './schemas.ts';
 import type { KnowledgeSearch } from './search.ts';
 import type { KnowledgeSourcesTable } from './tables.ts';
 
-export const MAX_FILE_BYTES = 20 * 1024 * 1024;
-const URL_TIMEOUT_MS = 15_000;
+export { MAX_FILE_BYTES } from './ingest.ts';
 /** A source left in processing this long (a crashed ingestion) may be refreshed again. */
 const STALE_PROCESSING_MS = 5 * 60_000;
 
@@ -30,6 +30,8 @@ export interface KnowledgeBaseServiceDeps {
   embeddings?: EmbeddingsProvider;
   repo: KnowledgeBaseRepo;
   search: KnowledgeSearch;
+  /** Where extraction and chunking run: the app's pool (default: the calling thread, for scripts). */
+  cpu?: CpuRunner;
 }
 
 const iso = (value: Date | string) => new Date(value).toISOString();
@@ -67,9 +69,6 @@ export function presentSource(row: SourceRow): KnowledgeSource {
   };
 }
 
-/** An ingestion step that failed for a reason worth showing on the source (status failed, error). */
-class IngestError extends Error {}
-
 export interface UploadedFile {
   filename: string;
   mimetype: string;
@@ -78,7 +77,8 @@ export interface UploadedFile {
 }
 
 export function createKnowledgeBaseService(deps: KnowledgeBaseServiceDeps) {
-  const { db, clock, repo, embeddings, logger } = deps;
+  const { db, clock, repo, embeddings } = deps;
+  const ingest = createIngestion({ ...deps, cpu: deps.cpu ?? callingThread });
 
   async function requireBase(ctx: WorkspaceContext, id: string) {
     const base = await repo.findBase(db, ctx.workspaceId, id);
@@ -92,77 +92,70 @@ export function createKnowledgeBaseService(deps: KnowledgeBaseServiceDeps) {
     return source;
   }
 
-  /** Chunks and embeds text, outside any transaction (the embeddings call is network I/O). */
-  async function prepareChunks(text: string): Promise<NewChunk[]> {
-    const pieces = chunkText(text);
-    if (pieces.length === 0) throw new IngestError('the document contains no text');
-    let vectors: number[][] | undefined;
-    if (embeddings) {
-      try {
-        vectors = await embeddings.embed(pieces);
-      } catch (err) {
-        // Full-text search still works; a refresh embeds again.
-        logger.warn({ err }, 'embedding the chunks failed; the source is indexed for full-text search only');
-      }
-    }
-    return pieces.map((piece, i) => ({ text: piece, embedding: vectors?.[i] ?? null }));
-  }
+  const ownerOf = (ctx: WorkspaceContext, base: { id: string; ts_config: string }, sourceId: string): ChunkOwner => ({
+    id: sourceId,
+    workspaceId: ctx.workspaceId,
+    baseId: base.id,
+    tsConfig: base.ts_config,
+    embeddingModel: embeddings?.model ?? null,
+  });
 
-  async function commitChunks(
-    ctx: WorkspaceContext,
-    base: { id: string; ts_config: string },
-    sourceId: string,
-    chunks: NewChunk[],
-    update: { content: string; bytes: number; format: Format | null; title?: string },
-  ) {
-    const now = clock.now();
-    await db.transaction().execute(async (tx) => {
-      await repo.replaceChunks(tx, { id: sourceId, workspaceId: ctx.workspaceId, baseId: base.id, tsConfig: base.ts_config, embeddingModel: embeddings?.model ?? null }, chunks, update, now);
-      await repo.bumpVersion(tx, base.id, now);
-    });
-  }
+  const recordFailure = (sourceId: string, error: unknown, generation: Date) =>
+    db.transaction().execute((tx) => repo.markFailed(tx, sourceId, failureMessage(error), clock.now(), generation));
 
-  async function fetchUrl(url: string): Promise<{ text: string; bytes: number; format: Format; title?: string }> {
-    let response: Awaited<ReturnType<OutboundClient['request']>>;
+  /** Fetches and indexes a URL source held by this ingestion (`generation`); records failure on the row. */
+  async function ingestUrl(ctx: WorkspaceContext, base: { id: string; ts_config: string }, source: { id: string; url: string; titleGiven: boolean }, generation: Date) {
     try {
-      response = await deps.outbound.request(url, { timeoutMs: URL_TIMEOUT_MS, maxBytes: MAX_FILE_BYTES + 1, headers: { accept: 'text/html, text/plain, text/markdown, application/pdf, text/csv, */*;q=0.5' } });
-    } catch (error) {
-      if (error instanceof UrlRefusedError) throw new IngestError(`the URL was refused: ${error.message}`);
-      const name = (error as Error).name;
-      if (name === 'TimeoutError' || name === 'AbortError') throw new IngestError(`fetching the URL timed out after ${URL_TIMEOUT_MS / 1000} s`);
-      throw new IngestError('fetching the URL failed (connection error)');
-    }
-    if (response.status < 200 || response.status >= 300) throw new IngestError(`fetching the URL returned HTTP ${response.status}`);
-    if (response.truncated) throw new IngestError('the document at the URL is larger than 20 MiB');
-    const contentType = response.headers['content-type'];
-    const format = formatOfResponse(contentType, response.url);
-    if (!format) throw new IngestError(`unsupported content type ${contentType ?? '(none)'}; supported: ${SUPPORTED_FORMATS_TEXT}`);
-    let text: string;
-    try {
-      text = await extractPlainText(response.body, format, 'url', contentType);
-    } catch {
-      throw new IngestError(`the document at the URL could not be read as ${format}`);
-    }
-    const title = format === 'html' ? /<title[^>]*>([^<]{1,300})<\/title>/i.exec(response.body.toString('utf8'))?.[1]?.trim() : undefined;
-    return { text, bytes: response.body.length, format, title };
-  }
-
-  /** Fetches and indexes a URL source that is already marked processing; records failure on the row. */
-  async function ingestUrl(ctx: WorkspaceContext, base: { id: string; ts_config: string }, source: { id: string; url: string; title: string | null; titleGiven: boolean }) {
-    try {
-      const fetched = await fetchUrl(source.url);
-      const chunks = await prepareChunks(fetched.text);
-      await commitChunks(ctx, base, source.id, chunks, {
-        content: fetched.text,
+      const fetched = await ingest.fetchUrl(source.url);
+      if (fetched.chunks.length === 0) throw new IngestError('the document contains no text');
+      const chunks = await ingest.embed(fetched.chunks);
+      await ingest.write(ownerOf(ctx, base, source.id), generation, chunks, {
+        stored: fetched.stored,
         bytes: fetched.bytes,
         format: fetched.format,
         title: source.titleGiven ? undefined : fetched.title,
       });
     } catch (error) {
-      const message = error instanceof IngestError ? error.message : 'processing the source failed';
-      if (!(error instanceof IngestError)) logger.error({ err: error }, 'knowledge source ingestion failed');
-      await repo.markFailed(db, source.id, message, clock.now());
+      if (!(error instanceof IngestError)) deps.logger.error({ err: error }, 'knowledge source ingestion failed');
+      await recordFailure(source.id, error, generation);
     }
+  }
+
+  /**
+   * A new text or file source: its row first (processing, with its text, so a refresh can redo
+   * an interrupted ingestion), then its chunks; ready on return. Gone again if writing fails.
+   */
+  async function createSource(
+    ctx: WorkspaceContext,
+    base: { id: string; ts_config: string },
+    source: { type: 'text' | 'file'; title: string; filename: string | null; format: Format; stored: string; bytes: number },
+    chunks: NewChunk[],
+  ) {
+    const id = newId('src');
+    const now = clock.now();
+    await repo.insertSource(db, {
+      id,
+      workspace_id: ctx.workspaceId,
+      knowledge_base_id: base.id,
+      type: source.type,
+      title: source.title,
+      url: null,
+      filename: source.filename,
+      format: source.format,
+      status: 'processing',
+      error: null,
+      content: source.stored,
+      chunk_count: 0,
+      bytes: source.bytes,
+      created_at: now,
+    });
+    try {
+      await ingest.write(ownerOf(ctx, base, id), now, chunks, { bytes: source.bytes, format: source.format });
+    } catch (error) {
+      await repo.deleteSource(db, ctx.workspaceId, base.id, id).catch(() => undefined);
+      throw error;
+    }
+    return requireSource(ctx, base.id, id);
   }
 
   return {
@@ -216,14 +209,10 @@ export function createKnowledgeBaseService(deps: KnowledgeBaseServiceDeps) {
         if (body.title === undefined) throw invalidField('title', 'is required for type text');
         if (body.text === undefined) throw invalidField('text', 'is required for type text');
         const text = body.text;
-        let chunks: NewChunk[];
-        try {
-          chunks = await prepareChunks(text);
-        } catch (error) {
-          if (error instanceof IngestError) throw invalidField('text', 'contains no text');
-          throw error;
-        }
-        const source = await insertReadySource(ctx, base, { type: 'text', title: body.title, url: null, filename: null, format: 'txt', text, bytes: Buffer.byteLength(text) }, chunks, now);
+        const prepared = await ingest.prepare({ text });
+        if (prepared.chunks.length === 0) throw invalidField('text', 'contains no text');
+        const chunks = await ingest.embed(prepared.chunks);
+        const source = await createSource(ctx, base, { type: 'text', title: body.title, filename: null, format: 'txt', stored: prepared.stored, bytes: Buffer.byteLength(text) }, chunks);
         return presentSource(source);
       }
       if (body.text !== undefined) throw invalidField('text', 'is only for type text');
@@ -246,7 +235,7 @@ export function createKnowledgeBaseService(deps: KnowledgeBaseServiceDeps) {
         bytes: 0,
         created_at: now,
       });
-      await ingestUrl(ctx, base, { id: inserted.id, url, title: body.title ?? null, titleGiven: body.title !== undefined });
+      await ingestUrl(ctx, base, { id: inserted.id, url, titleGiven: body.title !== undefined }, now);
       return presentSource(await requireSource(ctx, base.id, inserted.id));
     },
 
@@ -254,16 +243,12 @@ export function createKnowledgeBaseService(deps: KnowledgeBaseServiceDeps) {
       const base = await requireBase(ctx, baseId);
       const format = formatOfFile(file.filename, file.mimetype);
       if (!format) throw new AppError('unsupported_media_type', `unsupported file type; supported: ${SUPPORTED_FORMATS_TEXT}`);
-      const text = await extractPlainText(file.bytes, format, 'file');
-      let chunks: NewChunk[];
-      try {
-        chunks = await prepareChunks(text);
-      } catch (error) {
-        if (error instanceof IngestError) throw invalidField('file', 'contains no extractable text');
-        throw error;
-      }
+      const extracted = await ingest.extract(file.bytes, format);
+      if (!extracted) throw invalidField('file', `could not be read as ${format}`);
+      if (extracted.chunks.length === 0) throw invalidField('file', 'contains no extractable text');
       const title = file.title?.trim() || file.filename || 'Untitled file';
-      const source = await insertReadySource(ctx, base, { type: 'file', title, url: null, filename: file.filename || null, format, text, bytes: file.bytes.length }, chunks, clock.now());
+      const chunks = await ingest.embed(extracted.chunks);
+      const source = await createSource(ctx, base, { type: 'file', title, filename: file.filename || null, format, stored: extracted.stored, bytes: file.bytes.length }, chunks);
       return presentSource(source);
     },
 
@@ -288,16 +273,17 @@ export function createKnowledgeBaseService(deps: KnowledgeBaseServiceDeps) {
       const base = await requireBase(ctx, baseId);
       const current = await requireSource(ctx, baseId, id, true);
       const now = clock.now();
-      const claimed = await repo.claimSource(db, ctx.workspaceId, baseId, id, now, new Date(now.getTime() - STALE_PROCESSING_MS));
-      if (!claimed) throw invalidState('the source is being processed; retry when its status is ready or failed');
+      const generation = await db.transaction().execute((tx) => repo.claimSource(tx, ctx.workspaceId, baseId, id, now, new Date(now.getTime() - STALE_PROCESSING_MS)));
+      if (!generation) throw invalidState('the source is being processed; retry when its status is ready or failed');
       if (current.type === 'url' && current.url) {
-        await ingestUrl(ctx, base, { id, url: current.url, title: current.title, titleGiven: true });
+        await ingestUrl(ctx, base, { id, url: current.url, titleGiven: true }, generation);
       } else {
         try {
-          const chunks = await prepareChunks(current.content ?? '');
-          await commitChunks(ctx, base, id, chunks, { content: current.content ?? '', bytes: Number(current.bytes), format: (current.format as Format | null) ?? null });
+          const { chunks } = await ingest.prepare({ stored: current.content ?? '' });
+          if (chunks.length === 0) throw new IngestError('the document contains no text');
+          await ingest.write(ownerOf(ctx, base, id), generation, await ingest.embed(chunks), { bytes: Number(current.bytes), format: (current.format as Format | null) ?? null });
         } catch (error) {
-          await repo.markFailed(db, id, error instanceof IngestError ? error.message : 'processing the source failed', clock.now());
+          await recordFailure(id, error, generation);
           if (!(error instanceof IngestError)) throw error;
         }
       }
@@ -315,37 +301,6 @@ export function createKnowledgeBaseService(deps: KnowledgeBaseServiceDeps) {
       return { results: await deps.search.search(ctx.workspaceId, [baseId], query, topK) };
     },
   };
-
-  async function insertReadySource(
-    ctx: WorkspaceContext,
-    base: { id: string; ts_config: string },
-    source: { type: 'text' | 'file'; title: string; url: null; filename: string | null; format: Format; text: string; bytes: number },
-    chunks: NewChunk[],
-    now: Date,
-  ) {
-    const id = newId('src');
-    await db.transaction().execute(async (tx) => {
-      await repo.insertSource(tx, {
-        id,
-        workspace_id: ctx.workspaceId,
-        knowledge_base_id: base.id,
-        type: source.type,
-        title: source.title,
-        url: null,
-        filename: source.filename,
-        format: source.format,
-        status: 'processing',
-        error: null,
-        content: null,
-        chunk_count: 0,
-        bytes: source.bytes,
-        created_at: now,
-      });
-      await repo.replaceChunks(tx, { id, workspaceId: ctx.workspaceId, baseId: base.id, tsConfig: base.ts_config, embeddingModel: embeddings?.model ?? null }, chunks, { content: source.text, bytes: source.bytes, format: source.format }, now);
-      await repo.bumpVersion(tx, base.id, now);
-    });
-    return requireSource(ctx, base.id, id);
-  }
 }
 
 export type KnowledgeBaseService = ReturnType<typeof createKnowledgeBaseService>;

@@ -36,7 +36,7 @@ export interface KnowledgeSourcesTable {
   format: string | null;
   status: SourceStatus;
   error: string | null;
-  /** Extracted plain text, kept so a refresh can re-chunk text and file sources. */
+  /** Extracted plain text, kept so a refresh can re-chunk text and file sources; gzip + base64 when long (stored-content.ts). */
   content: string | null;
   chunk_count: number;
   bytes: number;

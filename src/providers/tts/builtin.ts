@@ -1,4 +1,6 @@
+import { type CpuPool, cpuTask } from '../../platform/cpu-pool.ts';
 import type { SynthesizedAudio, TtsProvider, VoiceInfo } from './port.ts';
+import type * as worker from './worker.ts';
 
 // The built-in, offline text-to-speech engine: a small formant synthesiser. Letters become rough
 // phones (vowels and sonorants: a glottal pulse train through three formant resonators; fricatives
@@ -316,7 +318,13 @@ export function synthesizeWith(text: string, params: VoiceParams, sampleRate = B
   return pcm;
 }
 
-export function createBuiltinTts(): TtsProvider {
+const synthesizeTask = cpuTask<typeof worker.synthesizeBuiltin>(new URL('./worker.ts', import.meta.url), 'synthesizeBuiltin');
+
+/**
+ * The built-in engine. With `cpu` (the app's pool) synthesis runs in a worker thread: a 300-letter
+ * text is about half a second of CPU, which on the event loop would stall every other request.
+ */
+export function createBuiltinTts(options: { cpu?: CpuPool } = {}): TtsProvider {
   const byId = new Map(BUILTIN_VOICES.map((v) => [v.id, v]));
   return {
     name: 'builtin',
@@ -324,7 +332,8 @@ export function createBuiltinTts(): TtsProvider {
     async synthesize(text: string, voiceId: string): Promise<SynthesizedAudio> {
       const found = byId.get(voiceId);
       if (!found) throw new Error(`builtin TTS has no voice ${voiceId}`);
-      return { pcm: synthesizeWith(text, found.params), sampleRate: BUILTIN_SAMPLE_RATE };
+      const pcm = options.cpu ? await options.cpu.run(synthesizeTask, { text, voiceId }) : synthesizeWith(text, found.params);
+      return { pcm, sampleRate: BUILTIN_SAMPLE_RATE };
     },
   };
 }

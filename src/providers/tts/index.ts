@@ -1,3 +1,4 @@
+import type { CpuPool } from '../../platform/cpu-pool.ts';
 import { createBuiltinTts } from './builtin.ts';
 import { createOpenAiTts } from './openai.ts';
 import type { TtsProvider, VoiceInfo } from './port.ts';
@@ -29,9 +30,12 @@ export interface TtsConfig {
   voices?: string[];
 }
 
-/** The built-in engine, plus the OpenAI-compatible adapter when `config.tts.baseUrl` is set. */
-export function createTtsRegistryFromConfig(config: { readonly [key: string]: unknown; tts?: TtsConfig }): TtsRegistry {
-  const providers: TtsProvider[] = [createBuiltinTts()];
+/**
+ * The built-in engine, plus the OpenAI-compatible adapter when `config.tts.baseUrl` is set. With
+ * `cpu`, the built-in engine synthesises in that pool's worker threads.
+ */
+export function createTtsRegistryFromConfig(config: { readonly [key: string]: unknown; tts?: TtsConfig }, options: { cpu?: CpuPool } = {}): TtsRegistry {
+  const providers: TtsProvider[] = [createBuiltinTts({ cpu: options.cpu })];
   const tts = config.tts;
   if (tts?.baseUrl) {
     providers.push(

@@ -1,12 +1,17 @@
-import { Mp3Encoder } from '@breezystack/lamejs';
+import { type CpuPool, cpuTask } from '../../platform/cpu-pool.ts';
+import type * as worker from './worker.ts';
 
 // MP3 encoding of mono PCM16 (voice previews now, call recordings later). lamejs is pure
-// JavaScript: no native addon, no install script.
+// JavaScript: no native addon, no install script. It is loaded with import(): its CommonJS entry
+// is a browser script without exports, and worker threads load this file as CommonJS.
 
 const FRAME = 1152;
+let lamejs: Promise<typeof import('@breezystack/lamejs')> | undefined;
 
 /** Encodes mono PCM16 at `sampleRate` (8000..48000 Hz) as a constant-bitrate MP3. */
-export function encodeMp3(pcm: Int16Array, sampleRate: number, kbps = sampleRate <= 16_000 ? 32 : 64): Buffer {
+export async function encodeMp3(pcm: Int16Array, sampleRate: number, kbps = sampleRate <= 16_000 ? 32 : 64): Promise<Buffer> {
+  lamejs ??= import('@breezystack/lamejs');
+  const { Mp3Encoder } = await lamejs;
   const encoder = new Mp3Encoder(1, sampleRate, kbps);
   const parts: Buffer[] = [];
   const push = (bytes: Uint8Array | Int8Array) => {
@@ -16,4 +21,12 @@ export function encodeMp3(pcm: Int16Array, sampleRate: number, kbps = sampleRate
   for (let i = 0; i < pcm.length; i += FRAME) push(encoder.encodeBuffer(pcm.subarray(i, i + FRAME)));
   push(encoder.flush());
   return Buffer.concat(parts);
+}
+
+const encodeTask = cpuTask<typeof worker.encodeMp3Audio>(new URL('./worker.ts', import.meta.url), 'encodeMp3Audio');
+
+/** encodeMp3 in a worker thread of `cpu`: lamejs takes about a second for a minute of speech. */
+export async function encodeMp3InPool(cpu: CpuPool, pcm: Int16Array, sampleRate: number): Promise<Buffer> {
+  const bytes = await cpu.run(encodeTask, { pcm, sampleRate });
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -20,7 +20,7 @@ describe('OpenAI-compatible TTS adapter', async () => {
     const sent = fake.requests.at(-1);
     assert.equal(sent?.authorization, 'Bearer sk-test');
     assert.deepEqual(sent?.body, { model: 'tts-1', voice: 'nova', input: 'Hello there', response_format: 'pcm' });
-    const mp3 = encodeMp3(audio.pcm, audio.sampleRate);
+    const mp3 = await encodeMp3(audio.pcm, audio.sampleRate);
     assert.equal(mp3[0], 0xff);
   });
 
