@@ -53,6 +53,31 @@ describe('Idempotency-Key', async () => {
     assert.deepEqual((await keysOf(owner)).map((k) => k.name), ['a']);
   });
 
+  it("refuses the same key and body on another resource's path (422 idempotency_key_reused), never replaying the first resource's result", async () => {
+    const owner = await signUp(t);
+    const agent = async (name: string) => {
+      const res = await t.request({ method: 'POST', url: '/v1/agents', token: owner.accessToken, workspaceId: owner.workspaceId, payload: { name } });
+      assert.equal(res.statusCode, 201, res.body);
+      return res.json().id as string;
+    };
+    const [a, b] = [await agent('Alpha'), await agent('Beta')];
+    const key = randomUUID();
+    const duplicate = (id: string) =>
+      t.request({ method: 'POST', url: `/v1/agents/${id}/duplicate`, token: owner.accessToken, workspaceId: owner.workspaceId, headers: { 'idempotency-key': key }, payload: {} });
+    const first = await duplicate(a);
+    assert.equal(first.statusCode, 201, first.body);
+    assert.equal(first.json().name, 'Alpha (copy)');
+    const other = await duplicate(b);
+    assert.equal(other.statusCode, 422, other.body);
+    assert.equal(other.json().code, 'idempotency_key_reused');
+    assert.equal(other.headers['idempotent-replayed'], undefined);
+    const again = await duplicate(a);
+    assert.equal(again.headers['idempotent-replayed'], 'true', 'the same path still replays');
+    assert.equal(again.json().id, first.json().id);
+    const names = await t.platform.db.selectFrom('agents').select('name').where('workspace_id', '=', owner.workspaceId).orderBy('id').execute();
+    assert.deepEqual(names.map((r) => r.name), ['Alpha', 'Beta', 'Alpha (copy)'], 'Beta was not copied, Alpha once');
+  });
+
   it('answers 409 while the first request with the key is in flight, and frees a stale one', async () => {
     const owner = await signUp(t);
     const key = randomUUID();

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify from 'fastify';
+import Fastify, { type LightMyRequestResponse } from 'fastify';
+import { addMember } from '../src/modules/invitations/testing.ts';
 import type { Access } from '../src/platform/auth/access.ts';
 import { registerAuthentication } from '../src/platform/auth/authenticate.ts';
 import { registerErrorHandling } from '../src/platform/http/error-handler.ts';
 import { closeAtEnd } from './support/cleanup.ts';
 import { buildTestApp } from './support/app.ts';
-import { createApiKey, signUp } from './support/fixtures.ts';
+import { createApiKey, signUp, type TestUser } from './support/fixtures.ts';
 
 // Scopes at the request gate (platform/auth/authenticate.ts). Real routes where this project has
 // them, and a probe app carrying the real gate on the same platform (same database, JWT signer and
@@ -74,9 +75,70 @@ describe('scopes', async () => {
     });
   }
 
-  it('a read-only key may use HEAD', async () => {
-    const res = await probe.inject({ method: 'HEAD', url: '/v1/probe/read', headers: { authorization: `Bearer ${keys['read-only'].key}` } });
-    assert.equal(res.statusCode, 200);
+  /** HEAD answers as GET does (status, content type, length), with no body. */
+  function assertHeadMatchesGet(head: LightMyRequestResponse, get: LightMyRequestResponse) {
+    assert.equal(get.statusCode, 200, get.body);
+    assert.ok(get.body.length > 0, 'GET has a body to compare with');
+    assert.equal(head.statusCode, get.statusCode, head.body);
+    assert.equal(head.body, '', 'HEAD has no body');
+    assert.equal(head.rawPayload.length, 0);
+    assert.deepEqual(Object.keys(head.headers).sort(), Object.keys(get.headers).sort(), 'the same headers');
+    assert.equal(head.headers['content-type'], get.headers['content-type']);
+    if (get.headers['content-length'] !== undefined) {
+      assert.equal(get.headers['content-length'], String(get.rawPayload.length));
+      assert.equal(head.headers['content-length'], get.headers['content-length'], "HEAD announces GET's length");
+    }
+  }
+
+  it("a read-only key may use HEAD: GET's status and headers, no body", async () => {
+    const headers = { authorization: `Bearer ${keys['read-only'].key}` };
+    const get = await probe.inject({ method: 'GET', url: '/v1/probe/read', headers });
+    const head = await probe.inject({ method: 'HEAD', url: '/v1/probe/read', headers });
+    assertHeadMatchesGet(head, get);
+  });
+
+  it("on the real routes: HEAD of an agent answers its GET's status and headers with no body, for a read-only key", async () => {
+    const created = await t.request({ method: 'POST', url: '/v1/agents', token: owner.accessToken, workspaceId: owner.workspaceId, payload: { name: 'Headed' } });
+    assert.equal(created.statusCode, 201, created.body);
+    const url = `/v1/agents/${created.json().id}`;
+    const get = await t.request({ method: 'GET', url, token: keys['read-only'].key });
+    const head = await t.request({ method: 'HEAD', url, token: keys['read-only'].key });
+    assertHeadMatchesGet(head, get);
+    assert.equal(get.json().name, 'Headed');
+  });
+
+  it('on the real routes, role → scope: a viewer cannot write, a member cannot administer, each is admitted at its own scope', async () => {
+    const boss = await signUp(t);
+    const callers: Record<string, TestUser> = {
+      owner: boss,
+      admin: await addMember(t, boss, 'admin'),
+      member: await addMember(t, boss, 'member'),
+      viewer: await addMember(t, boss, 'viewer'),
+    };
+    const requests = {
+      read: { method: 'GET' as const, url: '/v1/agents' },
+      write: { method: 'POST' as const, url: '/v1/agents', payload: { name: 'by role' } },
+      admin: { method: 'GET' as const, url: '/v1/audit-log' },
+    };
+    const expected: Record<string, Record<keyof typeof requests, number>> = {
+      owner: { read: 200, write: 201, admin: 200 },
+      admin: { read: 200, write: 201, admin: 200 },
+      member: { read: 200, write: 201, admin: 403 },
+      viewer: { read: 200, write: 403, admin: 403 },
+    };
+    for (const [role, user] of Object.entries(callers)) {
+      for (const [name, request] of Object.entries(requests) as Array<[keyof typeof requests, (typeof requests)[keyof typeof requests]]>) {
+        // In the boss's workspace: each member's first workspace is their own, where they are owner.
+        const res = await t.request({ ...request, token: user.accessToken, workspaceId: boss.workspaceId });
+        assert.equal(res.statusCode, expected[role][name], `${role} ${name}: ${res.body}`);
+        if (res.statusCode === 403) {
+          assert.equal(res.json().code, 'insufficient_scope', `${role} ${name}`);
+          assert.match(res.json().detail, new RegExp(`the caller has ${role === 'viewer' ? 'read-only' : 'write'}$`));
+        }
+      }
+    }
+    const agents = await t.platform.db.selectFrom('agents').select('id').where('workspace_id', '=', boss.workspaceId).execute();
+    assert.equal(agents.length, 3, 'created by the owner, the admin and the member only');
   });
 
   it('on the real routes: a write key cannot read the audit log (admin)', async () => {

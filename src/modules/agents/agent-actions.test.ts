@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
+import { manualClock } from '../../platform/clock.ts';
 import { createWebhookWorker } from '../webhooks/worker.ts';
 
 // test-function, webhook/test and chat against real local HTTP servers.
@@ -20,6 +21,8 @@ interface Hit {
 /** A function endpoint: records every request; the path decides the answer. */
 async function startFunctionServer() {
   const hits: Hit[] = [];
+  const held: http.ServerResponse[] = [];
+  const heldWaiters: Array<() => void> = [];
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -29,6 +32,12 @@ async function startFunctionServer() {
       hits.push(hit);
       const path = hit.url.split('?')[0];
       if (path === '/slow') return; // never answers
+      if (path === '/held') {
+        // answered when the test releases it
+        held.push(res);
+        for (const waiter of heldWaiters.splice(0)) waiter();
+        return;
+      }
       if (path === '/text') return res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(5000));
       if (path === '/fail') return res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"down"}');
       if (path === '/hook') return res.writeHead(204).end();
@@ -45,6 +54,14 @@ async function startFunctionServer() {
   return {
     base,
     hits,
+    /** Resolves once a request to /held is waiting. */
+    async waitForHeld() {
+      while (held.length === 0) await new Promise<void>((resolve) => heldWaiters.push(resolve));
+    },
+    /** Answers the requests waiting on /held. */
+    releaseHeld() {
+      for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    },
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -55,7 +72,9 @@ async function startFunctionServer() {
 const verify = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 describe('agent actions', async () => {
-  const t = await buildTestApp({ env: { WEBHOOK_RETRY_SCHEDULE: '0,1s', WEBHOOK_TIMEOUT_MS: '2000' } });
+  // Started at the real time: the Standard Webhooks library checks signed timestamps against it.
+  const clock = manualClock(new Date());
+  const t = await buildTestApp({ clock, env: { WEBHOOK_RETRY_SCHEDULE: '0,1s', WEBHOOK_TIMEOUT_MS: '2000' } });
   const fnServer = await startFunctionServer();
   after(() => fnServer.close());
 
@@ -129,16 +148,42 @@ describe('agent actions', async () => {
       assert.equal(hit.headers['x-service-signature'], verify(webhook_secret, hit.body));
     });
 
-    it('reports a timeout without failing the request', async () => {
+    it("reports a timeout without failing the request: the call went out stamped by the injected clock, and the function's own timeout_ms ended it", async () => {
       const user = await signUp(t);
-      const agent = await agentWith(user);
-      const res = await t.request({ method: 'POST', url: `/v1/agents/${agent.id}/test-function`, token: user.accessToken, payload: { name: 'slow_lookup', arguments: {} } });
+      const agent = await agentWith(user, {
+        functions: [
+          { name: 'slow_lookup', description: 'Slow', url: `${fnServer.base}/slow`, timeout_ms: 300 },
+          { name: 'patient', description: 'Waits long', url: `${fnServer.base}/held`, timeout_ms: 30_000 },
+        ],
+      });
+      clock.advance(60_000);
+      const before = fnServer.hits.length;
+      const call = (name: string) => t.request({ method: 'POST', url: `/v1/agents/${agent.id}/test-function`, token: user.accessToken, payload: { name, arguments: {} } });
+      // No stopwatch: a call allowed 30 s, sent first, is still waiting when the one allowed 300 ms
+      // has timed out — so that one ended on its own timeout_ms, not on a default or the other's.
+      let patientAnswered = false;
+      const patient = call('patient').then((res) => {
+        patientAnswered = true;
+        return res;
+      });
+      await fnServer.waitForHeld();
+      const res = await call('slow_lookup');
       assert.equal(res.statusCode, 200, res.body);
       const result = res.json();
       assert.equal(result.status, null);
       assert.equal(result.body, null);
       assert.equal(result.error.code, 'timeout');
-      assert.ok(result.duration_ms >= 250, `duration ${result.duration_ms}`);
+      assert.ok(Number.isInteger(result.duration_ms) && result.duration_ms > 0, `a measured duration: ${result.duration_ms}`);
+      assert.equal(patientAnswered, false, 'the 30 s call is still waiting');
+      fnServer.releaseHeld();
+      const answered = await patient;
+      assert.equal(answered.statusCode, 200, answered.body);
+      assert.deepEqual([answered.json().status, answered.json().error], [200, null]);
+
+      const sent = fnServer.hits.slice(before);
+      assert.deepEqual(sent.map((h) => h.url), ['/held', '/slow'], 'the timed-out call was sent, then left unanswered');
+      assert.equal(JSON.parse(sent[1].body).timestamp, clock.now().toISOString());
+      assert.equal(sent[1].headers['webhook-timestamp'], String(Math.floor(clock.now().getTime() / 1000)));
     });
 
     it('returns a text excerpt for a non-JSON body and passes error statuses through', async () => {

@@ -133,6 +133,25 @@ describe('refresh, logout and token expiry', async () => {
     assert.equal(res.json().code, 'invalid_token');
   });
 
+  it('an access token still within its lifetime is refused (401 invalid_token) once its session has expired', async () => {
+    const user = await signUp(t);
+    clock.advance((REFRESH_TTL_SECONDS - 60) * 1000);
+    const refreshed = await refresh(user.refreshToken);
+    assert.equal(refreshed.statusCode, 200, refreshed.body);
+    const accessToken: string = refreshed.json().access_token;
+    assert.equal((await me(accessToken)).statusCode, 200, 'the session has a minute left');
+    const workspace = { method: 'GET' as const, url: '/v1/agents', token: accessToken };
+    assert.equal((await t.request(workspace)).statusCode, 200);
+    clock.advance(120_000); // the session ended a minute ago; the access token has 58 minutes left
+    const ended = await me(accessToken);
+    assert.equal(ended.statusCode, 401, ended.body);
+    assert.equal(ended.json().code, 'invalid_token');
+    assert.equal(ended.headers['www-authenticate'], 'Bearer error="invalid_token"');
+    const inWorkspace = await t.request(workspace);
+    assert.equal(inWorkspace.statusCode, 401, inWorkspace.body);
+    assert.equal(inWorkspace.json().code, 'invalid_token');
+  });
+
   it('logout revokes the session: its access and refresh tokens stop working at once', async () => {
     const user = await signUp(t);
     const sessionId = await sessionIdOf(user.refreshToken);

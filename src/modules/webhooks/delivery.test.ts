@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import dns from 'node:dns';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, describe, it, mock } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { buildTestApp, type TestApp } from '../../../test/support/app.ts';
@@ -20,8 +22,13 @@ import { createWebhookWorker, type WorkerDeps } from './worker.ts';
 
 const clock = manualClock(new Date());
 const receivers: Receiver[] = [];
+const heldServers: http.Server[] = [];
 after(async () => {
   for (const r of receivers) await r.close();
+  for (const server of heldServers) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
 });
 
 async function receiver(...args: Parameters<typeof startReceiver>) {
@@ -45,6 +52,34 @@ function agentDestination(url: string, events: string[] = []) {
 
 async function deliveryRow(t: TestApp, id: string) {
   return t.platform.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+function attemptsOf(t: TestApp, deliveryId: string) {
+  return t.platform.db.selectFrom('webhook_attempts').select(['attempt', 'status_code']).where('delivery_id', '=', deliveryId).orderBy('attempt').execute();
+}
+
+/** A real receiver on 127.0.0.1 that holds every request until the test answers it. */
+async function heldReceiver() {
+  const held: http.ServerResponse[] = [];
+  const waiters: Array<{ count: number; resolve: () => void }> = [];
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      held.push(res);
+      for (const w of waiters.filter((x) => held.length >= x.count)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  heldServers.push(server);
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    /** Resolves once `count` requests are held. */
+    waitFor: (count: number) => (held.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ count, resolve }))),
+    answer: (index: number, status: number) => held[index].writeHead(status, { 'content-type': 'text/plain' }).end(),
+  };
 }
 
 /** Runs the worker until nothing is due at the current clock time. */
@@ -360,6 +395,37 @@ describe('webhook delivery', async () => {
     const attempts = await t.platform.db.selectFrom('webhook_attempts').select(['attempt', 'status_code']).where('delivery_id', '=', id).execute();
     assert.deepEqual(attempts, [{ attempt: 2, status_code: 200 }]);
   });
+
+  // The fence: a result is applied only by the holder of this attempt's lease. A retry can be
+  // claimed by another worker or, its lease having run out, by the same one (the same holder).
+  for (const retrier of ['another worker', 'the same worker'] as const) {
+    it(`drops the late result of an attempt whose lease expired while its retry is still in flight (retried by ${retrier})`, async () => {
+      const owner = await signUp(t);
+      const hook = await heldReceiver();
+      const emitted = await emit(t, { workspaceId: owner.workspaceId, type: 'call.started', agent: agentDestination(hook.url), data: {} });
+      const id = emitted.deliveryIds[0];
+      const first = workerFor(t, { holder: 'first-worker' });
+      const firstRun = first.runDueOnce();
+      await hook.waitFor(1);
+      clock.advance(t.platform.config.webhooks.timeoutMs + 5000 + 1);
+      const second = retrier === 'the same worker' ? first : workerFor(t, { holder: 'second-worker' });
+      const secondRun = second.runDueOnce();
+      await hook.waitFor(2);
+      const retrying = await deliveryRow(t, id);
+      assert.deepEqual([retrying.status, retrying.attempt_count, retrying.lease_holder], ['pending', 2, second.holder]);
+
+      hook.answer(0, 500); // attempt 1 comes back after its lease ended
+      assert.equal(await firstRun, 1);
+      assert.deepEqual(await deliveryRow(t, id), retrying, 'the late result changed nothing');
+      assert.deepEqual(await attemptsOf(t, id), []);
+
+      hook.answer(1, 200);
+      assert.equal(await secondRun, 1);
+      const done = await deliveryRow(t, id);
+      assert.deepEqual([done.status, done.attempt_count, done.last_status_code, done.lease_holder], ['succeeded', 2, 200, null]);
+      assert.deepEqual(await attemptsOf(t, id), [{ attempt: 2, status_code: 200 }]);
+    });
+  }
 
   it('records any response body: a NUL byte, a multi-byte character cut at the 2 KB cap', async () => {
     const owner = await signUp(t);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import dns from 'node:dns';
+import { describe, it, mock } from 'node:test';
 import { buildTestApp, type TestApp } from '../../../test/support/app.ts';
 import { createApiKey, signUp, type TestUser } from '../../../test/support/fixtures.ts';
 import { securitySuite } from '../../../test/support/security.ts';
@@ -267,6 +268,32 @@ describe('tenant webhook API: SSRF guard', async () => {
       assert.equal(res.statusCode, 422, `${url}: ${res.body}`);
       assert.equal(res.json().code, 'validation_failed');
       assert.equal(res.json().errors[0].path, 'webhook_url');
+    }
+  });
+
+  it('refuses a host whose DNS answers mix a public and a private address, in either order', async () => {
+    const user = await signUp(t);
+    for (const answers of [['93.184.216.34', '10.0.0.5'], ['10.0.0.5', '93.184.216.34'], ['2606:4700:4700::1111', '::1']]) {
+      const lookup = mock.method(dns.promises, 'lookup', async () => answers.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+      try {
+        const res = await t.request({ method: 'PUT', url: '/v1/webhooks', token: user.accessToken, payload: { webhook_url: 'https://hooks.example.com/in' } });
+        assert.equal(res.statusCode, 422, `${answers}: ${res.body}`);
+        assert.equal(res.json().errors[0].path, 'webhook_url');
+        assert.match(res.json().errors[0].message, /10\.0\.0\.5|::1/);
+        assert.ok(lookup.mock.callCount() > 0, 'the host was resolved');
+      } finally {
+        lookup.mock.restore();
+      }
+    }
+    const saved = await t.request({ method: 'GET', url: '/v1/webhooks', token: user.accessToken });
+    assert.equal(saved.statusCode, 404, 'nothing was saved');
+    // The same host with public answers only is accepted: the refusal was the private answer.
+    const lookup = mock.method(dns.promises, 'lookup', async () => [{ address: '93.184.216.34', family: 4 }]);
+    try {
+      const res = await t.request({ method: 'PUT', url: '/v1/webhooks', token: user.accessToken, payload: { webhook_url: 'https://hooks.example.com/in' } });
+      assert.equal(res.statusCode, 200, res.body);
+    } finally {
+      lookup.mock.restore();
     }
   });
 });
