@@ -20,6 +20,7 @@ import { FIXTURES, QUESTIONS, squash } from '../src/modules/knowledge-base/test-
 import { startFakeEmbeddingsServer } from '../src/providers/embeddings/fake-server.ts';
 import { createOpenAiEmbeddings } from '../src/providers/embeddings/openai.ts';
 import type { EmbeddingsProvider } from '../src/providers/embeddings/port.ts';
+import { prng } from './prng.ts';
 
 const TARGET_CHUNKS = 2000;
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 500);
@@ -36,15 +37,6 @@ const VOCABULARY = (
 ).split(' ');
 const FILLER = 'the a of to and in for on with by at from is are can will may should when after before each every your our this that'.split(' ');
 
-/** Deterministic PRNG (mulberry32) so every run indexes the same text. */
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function distractorDocument(random: () => number, paragraphs: number): string {
   const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];

@@ -19,6 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { makeDocx, makePdf } from '../src/modules/knowledge-base/fixtures/documents.ts';
 import { multipart } from '../src/modules/knowledge-base/test-helpers.ts';
+import { prng } from './prng.ts';
 
 type Kind = 'preview' | 'query' | 'source';
 
@@ -40,15 +41,6 @@ const VOCABULARY = (
   'document guide upload passage answer question policy privacy consent storage audio volume noise network jitter region'
 ).split(' ');
 
-/** Deterministic PRNG (mulberry32) so every run sends the same documents. */
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function paragraphs(chars: number, seed: number): string[] {
   const random = prng(seed);

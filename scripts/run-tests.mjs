@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm test`: prepares one migrated PGlite template, runs every *.test.ts file with node:test
 // (each file in its own process, on its own copy of the template, or its own PostgreSQL schema
-// when TEST_DATABASE_URL is set), then runs the OpenAPI coverage check over the operations the
-// suite called. Extra arguments are test files to run instead of the whole suite.
+// when TEST_DATABASE_URL is set), then runs the checks over what the suite recorded: OpenAPI
+// coverage and response leaks, and secrets in the log lines. Extra arguments are test files to
+// run instead of the whole suite (the checks are then skipped).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -42,7 +43,7 @@ const run = (args) => spawnSync(process.execPath, ['--import', 'tsx', '--test', 
 const suite = run(files);
 let status = suite.status ?? 1;
 if (selected.length === 0) {
-  const coverage = run(['test/openapi-coverage.check.ts']);
+  const coverage = run(['test/openapi-coverage.check.ts', 'test/log-secrets.check.ts']);
   if (coverage.status !== 0) status = coverage.status ?? 1;
 }
 fs.rmSync(work, { recursive: true, force: true });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { actionName } from '../src/platform/audit.ts';
+import { sql } from 'kysely';
+import { addMember } from '../src/modules/invitations/testing.ts';
+import { actionName, storableText } from '../src/platform/audit.ts';
 import { manualClock } from '../src/platform/clock.ts';
 import { sha256Hex } from '../src/platform/secrets.ts';
 import { buildTestApp, type TestApp } from './support/app.ts';
@@ -85,6 +87,29 @@ describe('audit log', async () => {
     );
   });
 
+  it('records writes refused for their scope (403 insufficient_scope): a read-only key and a viewer', async () => {
+    const owner = await signUp(t);
+    const key = await createApiKey(t, owner, 'read-only', 'reader');
+    const viewer = await addMember(t, owner, 'viewer');
+    const byKey = await t.request({ method: 'POST', url: '/v1/agents', token: key.key, payload: { name: 'refused' } });
+    assert.equal(byKey.statusCode, 403, byKey.body);
+    assert.equal(byKey.json().code, 'insufficient_scope');
+    const byViewer = await t.request({ method: 'DELETE', url: `/v1/api-keys/${key.id}`, ...as(viewer), workspaceId: owner.workspaceId });
+    assert.equal(byViewer.statusCode, 403, byViewer.body);
+    assert.equal(byViewer.json().code, 'insufficient_scope');
+    const rows = await t.platform.db
+      .selectFrom('audit_log')
+      .select(['actor_type', 'actor_id', 'action', 'method', 'route', 'resource_id', 'status_code', 'request_id'])
+      .where('workspace_id', '=', owner.workspaceId)
+      .where('status_code', '=', 403)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(rows, [
+      { actor_type: 'api_key', actor_id: key.id, action: 'agents.create', method: 'POST', route: '/v1/agents', resource_id: null, status_code: 403, request_id: byKey.headers['x-request-id'] },
+      { actor_type: 'user', actor_id: viewer.id, action: 'api_keys.delete', method: 'DELETE', route: '/v1/api-keys/:id', resource_id: key.id, status_code: 403, request_id: byViewer.headers['x-request-id'] },
+    ]);
+  });
+
   it("records an API key's refused attempt at a user-only write in the key's workspace", async () => {
     const owner = await signUp(t);
     const key = await createApiKey(t, owner, 'admin', 'leaked');
@@ -99,6 +124,78 @@ describe('audit log', async () => {
       .where('action', '!=', 'api_key.used')
       .execute();
     assert.deepEqual(rows, [{ actor_type: 'api_key', actor_id: key.id, action: 'api_keys.create', status_code: 403 }]);
+  });
+
+  it('keeps the row of DELETE /v1/workspaces/{id}, and the deleted workspace\'s earlier rows', async () => {
+    const owner = await signUp(t);
+    const created = await t.request({ method: 'POST', url: '/v1/workspaces', ...as(owner), payload: { name: 'Short-lived' } });
+    assert.equal(created.statusCode, 201, created.body);
+    const doomed = created.json().id as string;
+    const key = await t.request({ method: 'POST', url: '/v1/api-keys', token: owner.accessToken, workspaceId: doomed, payload: { name: 'k', scope: 'write' } });
+    assert.equal(key.statusCode, 201, key.body);
+    const deleted = await t.request({ method: 'DELETE', url: `/v1/workspaces/${doomed}`, ...as(owner) });
+    assert.equal(deleted.statusCode, 204, deleted.body);
+    assert.equal(await t.platform.db.selectFrom('workspaces').select('id').where('id', '=', doomed).executeTakeFirst(), undefined);
+
+    // The workspace is gone, so its trail is no longer listed by the API: read the table.
+    const rows = await t.platform.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor_id', 'resource_id', 'status_code', 'request_id'])
+      .where('workspace_id', '=', doomed)
+      .orderBy('id', 'desc')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => [r.action, r.actor_id, r.resource_id, r.status_code]),
+      [
+        ['workspaces.delete', owner.id, doomed, 204],
+        ['api_keys.create', owner.id, key.json().id, 201],
+        ['workspaces.create', owner.id, doomed, 201],
+      ],
+    );
+    assert.equal(rows[0].request_id, deleted.headers['x-request-id']);
+  });
+
+  it('keeps an index on audit_log.workspace_id and no foreign key to workspaces', async () => {
+    const { rows: indexes } = await sql<{ indexdef: string }>`select indexdef from pg_indexes where tablename = 'audit_log' and schemaname = current_schema()`.execute(t.platform.db);
+    assert.ok(indexes.some((i) => /\(workspace_id, id\)/.test(i.indexdef)), JSON.stringify(indexes));
+    const { rows: keys } = await sql<{ n: number }>`select count(*)::int as n from pg_constraint where contype = 'f' and conrelid = 'audit_log'::regclass`.execute(t.platform.db);
+    assert.equal(keys[0].n, 0);
+  });
+
+  /** The audit row of a response (not the key-use row, which shares its request id). */
+  async function auditRowOf(workspaceId: string, res: { headers: Record<string, unknown> }) {
+    return t.platform.db
+      .selectFrom('audit_log')
+      .select(['action', 'status_code', 'resource_id', 'user_agent'])
+      .where('workspace_id', '=', workspaceId)
+      .where('request_id', '=', String(res.headers['x-request-id']))
+      .where('action', '!=', 'api_key.used')
+      .execute();
+  }
+
+  it('records a request whose header holds NUL (PostgreSQL refuses it in text)', async () => {
+    const owner = await signUp(t);
+    const res = await t.request({ method: 'PATCH', url: '/v1/agents/agent_x', ...as(owner), payload: { name: 'x' }, headers: { 'user-agent': 'probe\u0000/1' } });
+    assert.equal(res.statusCode, 404, res.body);
+    const rows = await auditRowOf(owner.workspaceId, res);
+    assert.deepEqual(rows, [{ action: 'agents.update', status_code: 404, resource_id: 'agent_x', user_agent: 'probe\uFFFD/1' }]);
+  });
+
+  it('records requests with NUL in a path parameter, whatever status they get', async () => {
+    const owner = await signUp(t);
+    const key = await createApiKey(t, owner, 'write', 'hostile');
+    for (const [method, url, action] of [
+      ['POST', '/v1/agents/%00/duplicate', 'agents.duplicate'],
+      ['DELETE', '/v1/agents/agent_%00x', 'agents.delete'],
+    ] as const) {
+      const res = await t.request({ method, url, token: key.key });
+      assert.ok(res.statusCode >= 400, `${url}: ${res.statusCode}`);
+      const rows = await auditRowOf(owner.workspaceId, res);
+      assert.equal(rows.length, 1, `${method} ${url} (${res.statusCode}) left its audit row`);
+      assert.equal(rows[0].action, action);
+      assert.equal(rows[0].status_code, res.statusCode, 'the status the caller saw');
+      assert.ok(!rows[0].resource_id?.includes('\u0000'), 'no NUL stored');
+    }
   });
 
   it('writes no row for GET requests', async () => {
@@ -199,6 +296,18 @@ describe('audit log', async () => {
     for (const secret of [key, sha256Hex(key), owner.password, owner.accessToken, owner.refreshToken]) {
       assert.ok(!everything.includes(secret), 'no secret in the audit log');
     }
+  });
+});
+
+describe('storableText (unit)', () => {
+  it('replaces what PostgreSQL refuses in text, keeps the rest, and caps the length', () => {
+    assert.equal(storableText('a\u0000b'), 'a\uFFFDb');
+    assert.equal(storableText('\u0000'), '\uFFFD');
+    assert.equal(storableText('x\uD800y\uDC00z'), 'x\uFFFDy\uFFFDz', 'lone surrogates');
+    assert.equal(storableText('emoji \u{1F600} é'), 'emoji \u{1F600} é', 'pairs and accents stay');
+    assert.equal(storableText('y'.repeat(2000)).length, 512);
+    assert.equal(storableText(`${'y'.repeat(511)}\u{1F600}`), `${'y'.repeat(511)}\uFFFD`, 'a pair cut in half is not left lone');
+    assert.equal(storableText(null), null);
   });
 });
 

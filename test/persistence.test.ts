@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, it } from 'node:test';
 import { usingPostgres } from './support/database.ts';
+import { logFileName } from './support/log-scan.ts';
 
 // The real process, as `npm start` runs it: data written before a stop is there after a start.
 // On PGlite that is the DATA_DIR on disk; with TEST_DATABASE_URL it is the PostgreSQL database.
@@ -23,9 +24,13 @@ async function freePort(): Promise<number> {
 }
 
 async function start(port: number): Promise<ChildProcess> {
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  // The server's log lines join the suite's, scanned for secrets after the suite (test/log-secrets.check.ts).
+  const logDir = process.env.TEST_COVERAGE_DIR;
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: logDir ? 'debug' : 'warn' };
   if (usingPostgres()) env.DATABASE_URL = process.env.TEST_DATABASE_URL as string;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const stdout = logDir ? fs.openSync(path.join(logDir, logFileName(process.pid, `server-${port}`)), 'a') : 'ignore';
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: root, env, stdio: ['ignore', stdout, 'pipe'] });
+  if (typeof stdout === 'number') fs.closeSync(stdout);
   let stderr = '';
   child.stderr?.on('data', (chunk) => {
     stderr += chunk;

@@ -21,6 +21,23 @@ export interface AuditEntry {
   requestId: string | null;
 }
 
+const MAX_TEXT = 512;
+/** Lone UTF-16 surrogates, which have no UTF-8 form. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A request-supplied text as PostgreSQL accepts it: what it refuses becomes U+FFFD, and the text
+ * is cut to 512 characters, so a hostile path (`/v1/agents/%00/duplicate`) or header never
+ * costs the request its audit row.
+ */
+export function storableText(text: string): string;
+export function storableText(text: string | null): string | null;
+export function storableText(text: string | null): string | null {
+  if (text === null) return null;
+  // NUL: PostgreSQL refuses it in text.
+  return text.slice(0, MAX_TEXT).replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATE, '\uFFFD');
+}
+
 export function createAuditWriter(deps: { db: Database; clock: Clock }) {
   return {
     async write(entry: AuditEntry, executor: Executor = deps.db): Promise<void> {
@@ -31,15 +48,15 @@ export function createAuditWriter(deps: { db: Database; clock: Clock }) {
           workspace_id: entry.workspaceId,
           actor_type: entry.actorType,
           actor_id: entry.actorId,
-          actor_name: entry.actorName,
-          action: entry.action,
-          method: entry.method,
-          route: entry.route,
-          resource_id: entry.resourceId,
+          actor_name: storableText(entry.actorName),
+          action: storableText(entry.action),
+          method: storableText(entry.method),
+          route: storableText(entry.route),
+          resource_id: storableText(entry.resourceId),
           status_code: entry.statusCode,
-          ip: entry.ip,
-          user_agent: entry.userAgent ? entry.userAgent.slice(0, 512) : null,
-          request_id: entry.requestId,
+          ip: storableText(entry.ip),
+          user_agent: storableText(entry.userAgent),
+          request_id: storableText(entry.requestId),
           created_at: deps.clock.now(),
         })
         .execute();
@@ -91,7 +108,7 @@ export function registerAuditTrail(app: FastifyInstance, writer: AuditWriter) {
         requestId: String(request.id),
       });
     } catch (error) {
-      // The workspace itself may be gone (DELETE /workspaces/{id}); an audit failure never fails the request.
+      // An audit failure (the database unavailable) never fails the request.
       request.log.warn({ err: error }, 'audit row not written');
     }
     return payload;

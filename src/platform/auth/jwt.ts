@@ -27,7 +27,8 @@ export function createJwtSigner(secret: string, ttlSeconds: number) {
     /** Throws 401 `token_expired` or `invalid_token`. */
     async verify(token: string, now: Date): Promise<AccessClaims> {
       try {
-        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], currentDate: now });
+        // `exp` is required: a token signed without one would otherwise be accepted forever.
+        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], currentDate: now, requiredClaims: ['exp'] });
         if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string') throw new Error('claims');
         return { sub: payload.sub, sid: payload.sid };
       } catch (error) {

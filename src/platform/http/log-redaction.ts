@@ -6,8 +6,12 @@ import type { FastifyRequest } from 'fastify';
 const SECRET_PATH = /^(\/v1\/invitations\/)[^/?]+/;
 const SECRET_QUERY = /([?&](?:token|signature|access_token)=)[^&#]*/gi;
 
+/** Longest URL written whole; a hostile request's path or query can be megabytes long. */
+export const MAX_LOGGED_URL = 2048;
+
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_PATH, '$1[redacted]').replace(SECRET_QUERY, '$1[redacted]');
+  const redacted = url.replace(SECRET_PATH, '$1[redacted]').replace(SECRET_QUERY, '$1[redacted]');
+  return redacted.length <= MAX_LOGGED_URL ? redacted : `${redacted.slice(0, MAX_LOGGED_URL)}…[${redacted.length} characters]`;
 }
 
 /** pino serializer for Fastify's `req` log field. */

@@ -1,9 +1,47 @@
 import assert from 'node:assert/strict';
 import dns from 'node:dns';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, it, mock } from 'node:test';
 import { assertPublicUrl, createOutboundClient, isPublicAddress, UrlRefusedError } from './ssrf-guard.ts';
+
+/**
+ * A fake internet for the guard with private URLs refused: `hosts` resolve (in both lookups the
+ * guard makes: the check's dns.promises.lookup and the connection's dns.lookup) to public
+ * addresses, and a connection to an address in `routes` reaches the mapped one instead, once the
+ * guard has approved it. Other names and addresses are left to the real resolver and network.
+ */
+function fakeInternet(hosts: Record<string, string>, routes: Record<string, string>) {
+  const answer = (host: string) => (host in hosts ? [{ address: hosts[host], family: 4 }] : undefined);
+  const realPromisesLookup = dns.promises.lookup;
+  const realLookup = dns.lookup;
+  const realConnect = net.connect;
+  type Callback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+  const mocks = [
+    mock.method(dns.promises, 'lookup', async (host: string, options: dns.LookupOptions) => answer(host) ?? realPromisesLookup(host, options)),
+    mock.method(dns, 'lookup', (host: string, options: dns.LookupOptions, callback: Callback) => {
+      const found = answer(host);
+      if (!found) return realLookup(host, options, callback as never);
+      return options.all ? callback(null, found) : callback(null, found[0].address, 4);
+    }),
+    mock.method(net, 'connect', (options: net.NetConnectOpts & { lookup?: net.LookupFunction }, ...rest: unknown[]) => {
+      const lookup = options.lookup;
+      if (!lookup) return (realConnect as (...args: unknown[]) => net.Socket)(options, ...rest);
+      const routed: net.LookupFunction = (host, lookupOptions, callback) =>
+        lookup(host, lookupOptions, (err, address, family) => {
+          if (err) return callback(err, address, family);
+          if (Array.isArray(address)) return callback(null, address.map((a) => ({ ...a, address: routes[a.address] ?? a.address })));
+          return callback(null, routes[address] ?? address, family);
+        });
+      return (realConnect as (...args: unknown[]) => net.Socket)({ ...options, lookup: routed }, ...rest);
+    }),
+  ];
+  return {
+    restore() {
+      for (const m of mocks) m.mock.restore();
+    },
+  };
+}
 
 describe('SSRF guard', () => {
   it('classifies addresses', () => {
@@ -11,6 +49,44 @@ describe('SSRF guard', () => {
       assert.equal(isPublicAddress(a), false, a);
     }
     for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111']) assert.equal(isPublicAddress(a), true, a);
+  });
+
+  // Every IPv6 form that carries an IPv4 address is refused whole, whatever the address it
+  // embeds (docs/decisions.md); an ordinary public IPv6 address still passes.
+  const EMBEDDED_IPV4: Array<[form: string, addresses: string[]]> = [
+    ['IPv4-compatible ::/96', ['::127.0.0.1', '::7f00:1', '::10.0.0.1', '::169.254.169.254', '::8.8.8.8', '::0.0.0.2']],
+    ['IPv4-mapped ::ffff:0:0/96', ['::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '::ffff:8.8.8.8']],
+    ['IPv4-translated ::ffff:0:0:0/96', ['::ffff:0:127.0.0.1', '::ffff:0:a00:1', '::ffff:0:8.8.8.8']],
+    ['NAT64 64:ff9b::/96', ['64:ff9b::127.0.0.1', '64:ff9b::7f00:1', '64:ff9b::a9fe:a9fe', '64:ff9b::8.8.8.8']],
+    ['NAT64 local-use 64:ff9b:1::/48', ['64:ff9b:1::a00:1', '64:ff9b:1:7f00:1::', '64:ff9b:1:ffff::808:808']],
+    ['6to4 2002::/16', ['2002:7f00:1::1', '2002:a00:1::', '2002:a9fe:a9fe::1', '2002:c0a8:101::1', '2002:808:808::1']],
+    ['Teredo 2001::/32', ['2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001::1', '2001:0:7f00:1::', '2001:0:a00:1:0:0:f5ff:fffe']],
+  ];
+  const OTHER_NON_PUBLIC_V6 = ['::', '::1', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', 'fec0::1', '100::1', '2001:db8::1', '2001:2::1', '5f00::1', '3fff::1'];
+  const PUBLIC = ['8.8.8.8', '2606:4700:4700::1111', '2001:4860:4860::8888', '2a00:1450:4001:81c::200e', '2003::1'];
+
+  describe('refuses every IPv6 form embedding an IPv4 address, as an address and as a URL host', () => {
+    for (const [form, addresses] of EMBEDDED_IPV4) {
+      it(form, async () => {
+        for (const address of addresses) {
+          assert.equal(isPublicAddress(address), false, address);
+          await assert.rejects(assertPublicUrl(`http://[${address}]:3799/`, { allowPrivate: false }), UrlRefusedError, address);
+        }
+      });
+    }
+    it('other non-public IPv6 ranges', async () => {
+      for (const address of OTHER_NON_PUBLIC_V6) {
+        assert.equal(isPublicAddress(address), false, address);
+        await assert.rejects(assertPublicUrl(`http://[${address}]:3799/`, { allowPrivate: false }), UrlRefusedError, address);
+      }
+    });
+    it('public addresses pass', async () => {
+      for (const address of PUBLIC) {
+        assert.equal(isPublicAddress(address), true, address);
+        const host = address.includes(':') ? `[${address}]` : address;
+        assert.equal((await assertPublicUrl(`http://${host}:3799/`, { allowPrivate: false })).port, '3799');
+      }
+    });
   });
 
   it('refuses non-http schemes, credentials and private hosts', async () => {
@@ -60,6 +136,47 @@ describe('SSRF guard', () => {
       } finally {
         lookup.mock.restore();
         await client.close();
+      }
+    });
+
+    it('refuses a redirect from a public host to a private address, never reaching it', async () => {
+      // A fake internet: `hooks.example.com` resolves (for the check and for the connection) to a
+      // public address, and that address is routed to a local server that redirects inward.
+      const secretHits: string[] = [];
+      const secret = http.createServer((req, res) => {
+        secretHits.push(req.url ?? '');
+        res.writeHead(200).end('secret');
+      });
+      await new Promise<void>((resolve) => secret.listen(0, '127.0.0.1', resolve));
+      const secretPort = (secret.address() as AddressInfo).port;
+      const publicHits: string[] = [];
+      const redirector = http.createServer((req, res) => {
+        publicHits.push(req.url ?? '');
+        const to = req.url === '/to-name' ? `http://localhost:${secretPort}/secret` : `http://127.0.0.1:${secretPort}/secret`;
+        res.writeHead(302, { location: to }).end();
+      });
+      await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+      const publicUrl = `http://hooks.example.com:${(redirector.address() as AddressInfo).port}`;
+      const internet = fakeInternet({ 'hooks.example.com': '93.184.216.34' }, { '93.184.216.34': '127.0.0.1' });
+      const client = createOutboundClient({ allowPrivate: false });
+      try {
+        const ok = await client.request(`http://hooks.example.com:${(secret.address() as AddressInfo).port}/public`, { timeoutMs: 2000, maxBytes: 100 });
+        assert.equal(ok.status, 200, 'the fake internet reaches the public host through the guard');
+        secretHits.length = 0;
+        for (const path of ['/to-address', '/to-name']) {
+          await assert.rejects(client.request(`${publicUrl}${path}`, { timeoutMs: 2000, maxBytes: 100 }), (error: unknown) => {
+            assert.ok(error instanceof UrlRefusedError, `${path}: expected UrlRefusedError, got ${String(error)}`);
+            assert.match((error as Error).message, /127\.0\.0\.1|localhost/);
+            return true;
+          });
+        }
+        assert.deepEqual(publicHits, ['/to-address', '/to-name'], 'the public host was asked');
+        assert.deepEqual(secretHits, [], 'the private address was never reached');
+      } finally {
+        internet.restore();
+        await client.close();
+        await new Promise<void>((resolve) => secret.close(() => resolve()));
+        await new Promise<void>((resolve) => redirector.close(() => resolve()));
       }
     });
 

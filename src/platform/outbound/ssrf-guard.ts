@@ -19,12 +19,27 @@ export class UrlRefusedError extends Error {
   }
 }
 
+/**
+ * IPv6 ranges that embed an IPv4 address, refused whole (docs/decisions.md): reaching one hands
+ * the packet to whatever IPv4 host the address carries — 127.0.0.1 through `[::127.0.0.1]` — and a
+ * legitimate public endpoint is always reachable at its own address instead.
+ */
+const EMBEDDED_IPV4_RANGES: Array<[ipaddr.IPv6, number]> = (
+  [
+    ['::', 96], // IPv4-compatible (RFC 4291, deprecated); also holds :: and ::1
+    ['::ffff:0:0', 96], // IPv4-mapped
+    ['::ffff:0:0:0', 96], // IPv4-translated (RFC 6145)
+    ['64:ff9b::', 96], // NAT64 well-known prefix (RFC 6052)
+    ['64:ff9b:1::', 48], // NAT64 local-use prefix (RFC 8215)
+    ['2002::', 16], // 6to4 (RFC 3056, deprecated by RFC 7526)
+    ['2001::', 32], // Teredo (RFC 4380)
+  ] as const
+).map(([prefix, bits]) => [ipaddr.IPv6.parse(prefix), bits]);
+
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && EMBEDDED_IPV4_RANGES.some((range) => (parsed as ipaddr.IPv6).match(range))) return false;
   return parsed.range() === 'unicast';
 }
 
