@@ -1,9 +1,9 @@
 // The dialogue engine every call, widget chat and voice session runs: one user turn in, the
 // agent's reply and the actions it took out. It owns the tools (knowledge search, functions,
 // transfer, end) and records each use; the LLM port decides when to use them.
-import { hasPhrase } from '../providers/llm/text.ts';
-import type { LLM, LlmTools } from '../providers/llm/port.ts';
-import { substituteVariables } from '../providers/llm/port.ts';
+import { hasPhrase } from './text.ts';
+import type { LLM, LlmTools } from './llm-port.ts';
+import { substituteVariables } from './llm-port.ts';
 import type {
   DialogueEngine,
   EngineAction,

@@ -16,8 +16,8 @@ import {
   type FieldLike,
   valueFrom,
 } from './extract.ts';
-import type { LLM, LlmRespondInput, LlmTools } from './port.ts';
-import { hasPhrase, keywords, nameWords, normalise, sentences } from './text.ts';
+import type { LLM, LlmRespondInput, LlmTools } from '../../engine/llm-port.ts';
+import { hasPhrase, keywords, nameWords, normalise, sentences } from '../../engine/text.ts';
 
 // Said anywhere, these end the call; the weak ones only in a short closing remark
 // ("that's it, thanks" ends, "that's it, I want to cancel my plan" does not).

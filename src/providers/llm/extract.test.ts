@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EXTRACTION_CASES, FIXTURE_NOW } from '../../engine/fixtures/extraction-cases.ts';
 import { contextFor, extractFields, findBoolean, findDate, findEnum, findPhone } from './extract.ts';
-import { wordsToDigits } from './text.ts';
+import { wordsToDigits } from '../../engine/text.ts';
 
 describe('built-in extraction', () => {
   it('extracts the committed fixture with at least 95 % accuracy', (t) => {

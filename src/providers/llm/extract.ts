@@ -3,7 +3,7 @@
 // post-call extraction_fields and for the arguments of function calls.
 import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { ExtractionField, Turn } from '../../engine/types.ts';
-import { hasPhrase, keywords, nameWords, normalise, ordinalWord, stem, wordsToDigits } from './text.ts';
+import { hasPhrase, keywords, nameWords, normalise, ordinalWord, stem, wordsToDigits } from '../../engine/text.ts';
 
 export interface ExtractContext {
   /** "Now" for relative dates ("tomorrow", "Friday"); dates are calendar dates in UTC. */

@@ -11,7 +11,7 @@ import type {
 import type { Clock } from '../../platform/clock.ts';
 import { systemClock } from '../../platform/clock.ts';
 import { type EngineAgent, ENGINE_TOOL_NAMES, type ExtractionField, type Turn } from '../../engine/types.ts';
-import type { LLM, LlmExtractInput, LlmRespondInput, LlmTools } from './port.ts';
+import type { LLM, LlmExtractInput, LlmRespondInput, LlmTools } from '../../engine/llm-port.ts';
 
 /** Model requests per user turn, tool rounds included; the last one may not call tools. */
 export const MAX_TOOL_ROUNDS = 5;

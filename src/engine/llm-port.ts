@@ -1,7 +1,8 @@
-// The LLM port: the part of the dialogue engine that decides what the agent says and which
+// The LLM port, owned by its consumer, the dialogue engine (adapters in src/providers/llm/ import
+// it; the engine imports no adapter): the part that decides what the agent says and which
 // tools it uses. The engine owns the tools (knowledge search, functions, transfer, end) and
 // records every use as an action; an adapter only decides when to call them.
-import type { EngineAgent, ExtractionField, FunctionCallResult, KnowledgePassage, Turn } from '../../engine/types.ts';
+import type { EngineAgent, ExtractionField, FunctionCallResult, KnowledgePassage, Turn } from './types.ts';
 
 export interface LlmTools {
   /** Searches the agent's knowledge bases (no-op returning [] when it has none). */
