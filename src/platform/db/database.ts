@@ -64,10 +64,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 }
 
 export async function migrateToLatest(handle: DatabaseHandle): Promise<void> {
+  // Always name the schema: without one, Kysely's migrator takes a migration table found in any
+  // other schema of the database for its own (and then fails to read it from the search path).
+  const current = await sql<{ schema: string }>`select current_schema() as schema`.execute(handle.db);
   const migrator = new Migrator({
     db: handle.db,
     provider: { getMigrations: async () => migrations },
-    ...(handle.schema ? { migrationTableSchema: handle.schema } : {}),
+    migrationTableSchema: handle.schema ?? current.rows[0]?.schema ?? 'public',
   });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
