@@ -155,6 +155,20 @@ export function loadConfig(env: Env = process.env) {
     },
     allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
     sandboxSpeed: decimal(env, 'SANDBOX_SPEED', 20, 0.1, 10_000),
+    calls: {
+      /** A workspace's live-call limit unless its settings.max_concurrent_calls says otherwise. */
+      maxConcurrent: int(env, 'MAX_CONCURRENT_CALLS', 10, 1, 1000),
+      /** Calls this process runs at once, all workspaces together (the worker's claim size). */
+      workerCapacity: int(env, 'CALL_WORKER_CAPACITY', 500, 1, 10_000),
+    },
+    /** Where recordings go: DATA_DIR/blobs, or the database (several instances). */
+    blobStore: oneOf(env, 'BLOB_STORE', ['fs', 'postgres'] as const, 'fs'),
+    /** The rates of GET /v1/pricing, in USD. */
+    pricing: {
+      callPerMinUsd: decimal(env, 'PRICE_CALL_PER_MIN_USD', 0.09, 0, 100),
+      webVoicePerMinUsd: decimal(env, 'PRICE_WEB_VOICE_PER_MIN_USD', 0.05, 0, 100),
+      phoneNumberMonthlyUsd: decimal(env, 'PRICE_PHONE_NUMBER_MONTHLY_USD', 1.15, 0, 1000),
+    },
     telephonyProvider: oneOf(env, 'TELEPHONY_PROVIDER', ['sandbox', 'twilio'] as const, 'sandbox'),
     paymentsProvider: oneOf(env, 'PAYMENTS_PROVIDER', ['sandbox', 'stripe'] as const, 'sandbox'),
     llm: {

@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 import type { Json, Timestamp } from '../../platform/db/foundation-tables.ts';
 import type { EngineFunction, ExtractionField, Turn } from '../../engine/types.ts';
 
@@ -29,6 +30,11 @@ export interface AgentsTable {
   extraction_fields: Json<ExtractionField[]>;
   end_call_phrases: Json<string[]>;
   max_duration_seconds: number;
+  /** Turn taking (migration 0006): silence that ends the caller's turn, speech that barges in. */
+  turn_end_silence_ms: Generated<number>;
+  barge_in_min_ms: Generated<number>;
+  interruptible: Generated<boolean>;
+  silence_timeout_seconds: Generated<number>;
   voicemail: Json<AgentVoicemailColumn>;
   webhook_url: string | null;
   webhook_events: Json<string[]>;

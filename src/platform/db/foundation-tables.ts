@@ -46,6 +46,8 @@ export interface EmailTokensTable {
 export interface WorkspacesTable {
   id: string;
   name: string;
+  /** null: the deployment's MAX_CONCURRENT_CALLS (migration 0006). */
+  max_concurrent_calls: ColumnType<number | null, number | null | undefined, number | null>;
   created_by: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -4,6 +4,7 @@ import * as webhooks from './0002_webhooks.ts';
 import * as agents from './0003_agents.ts';
 import * as knowledgeBase from './0004_knowledge_base.ts';
 import * as auditLogOutlivesWorkspace from './0005_audit_log_outlives_workspace.ts';
+import * as calls from './0006_calls.ts';
 
 // One migration set for PGlite and PostgreSQL, applied in name order at start-up.
 // Never edit a migration that has shipped: add the next number.
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '0003_agents': agents,
   '0004_knowledge_base': knowledgeBase,
   '0005_audit_log_outlives_workspace': auditLogOutlivesWorkspace,
+  '0006_calls': calls,
 };

@@ -1,0 +1,105 @@
+import type { Generated } from 'kysely';
+import type { Json, Timestamp } from '../../platform/db/foundation-tables.ts';
+
+// Tables of calls (migration 0006): the call rows and their state history. The CallJournal
+// (journal.ts) is the only writer of both.
+
+export const CALL_STATUSES = ['queued', 'ringing', 'in_progress', 'completed', 'transferred', 'voicemail', 'failed', 'busy', 'no_answer', 'canceled'] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+export const LIVE_STATUSES = ['ringing', 'in_progress'] as const satisfies readonly CallStatus[];
+export const TERMINAL_STATUSES = ['completed', 'transferred', 'voicemail', 'failed', 'busy', 'no_answer', 'canceled'] as const satisfies readonly CallStatus[];
+
+export const END_REASONS = [
+  'busy',
+  'no_answer',
+  'failed_to_connect',
+  'caller_goodbye',
+  'customer_hangup',
+  'agent_end_call',
+  'transferred',
+  'voicemail',
+  'media_error',
+  'api_hangup',
+  'max_duration',
+  'insufficient_balance',
+  'silence_timeout',
+] as const;
+export type EndReason = (typeof END_REASONS)[number];
+
+export const CALL_DIRECTIONS = ['inbound', 'outbound', 'web'] as const;
+export type CallDirection = (typeof CALL_DIRECTIONS)[number];
+
+/** One entry of a call's transcript, as stored and as served. Times are in the call's (simulated) ms. */
+export interface TranscriptEntry {
+  role: 'agent' | 'user';
+  text: string;
+  start_ms: number;
+  end_ms: number;
+  /** Agent turns cut by a barge-in keep the words actually played. */
+  interrupted?: boolean;
+  /** Agent turns answering a caller turn: end of the caller's turn → first agent audio frame written. */
+  latency_ms?: number;
+  timings?: { stt_ms: number; llm_first_token_ms: number; tts_first_audio_ms: number };
+}
+
+export interface CallLatency {
+  turns: number;
+  p50_ms: number | null;
+  p95_ms: number | null;
+}
+
+export interface CallSimulation {
+  caller_script?: Array<string | { text: string; interrupt_after_ms: number }>;
+}
+
+export interface CallsTable {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  direction: CallDirection;
+  from_number: string | null;
+  to_number: string | null;
+  status: CallStatus;
+  end_reason: EndReason | null;
+  /** `sandbox`, `twilio`, `web`. */
+  provider: string;
+  provider_call_id: string | null;
+  started_at: Timestamp | null;
+  answered_at: Timestamp | null;
+  ended_at: Timestamp | null;
+  duration_ms: number | null;
+  billed_seconds: Generated<number>;
+  cost_micros: Generated<number>;
+  transcript: Json<TranscriptEntry[]>;
+  extracted: Json<Record<string, unknown>>;
+  variables: Json<Record<string, string>>;
+  metadata: Json<Record<string, unknown>>;
+  simulation: Json<CallSimulation> | null;
+  latency: Json<CallLatency> | null;
+  error: Json<{ code: string; message: string }> | null;
+  campaign_id: string | null;
+  schedule_id: string | null;
+  transferred_to: string | null;
+  /** The BlobStore key of the MP3 recording. */
+  recording_key: string | null;
+  recording_bytes: number | null;
+  content_deleted_at: Timestamp | null;
+  lease_holder: string | null;
+  lease_expires_at: Timestamp | null;
+  last_renewed_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CallStatusEventsTable {
+  call_id: string;
+  seq: number;
+  status: CallStatus;
+  at: Timestamp;
+}
+
+export interface CallTables {
+  calls: CallsTable;
+  call_status_events: CallStatusEventsTable;
+}
+
