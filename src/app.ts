@@ -17,6 +17,7 @@ import { createLogger, withLogSerializers } from './platform/logging.ts';
 import type { Mailer } from './platform/mailer.ts';
 import { createMetrics, registerMetrics } from './platform/metrics.ts';
 import { createPlatform, type Platform } from './platform/platform.ts';
+import type { Providers } from './providers/index.ts';
 import { healthRoutes } from './modules/health/routes.ts';
 import { authRoutes } from './modules/auth/routes.ts';
 import { workspacesRoutes } from './modules/workspaces/routes.ts';
@@ -28,6 +29,8 @@ import { webhooksOpenApi } from './modules/webhooks/openapi.ts';
 import { agentsRoutes } from './modules/agents/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import { knowledgeBaseRoutes } from './modules/knowledge-base/routes.ts';
+import { callsRoutes } from './modules/calls/routes.ts';
+import { type CallsModule, createCallsModule } from './modules/calls/module.ts';
 import { registerDeliveryBacklogGauge } from './modules/housekeeping/backlog-gauge.ts';
 
 export interface AppInputs {
@@ -39,6 +42,8 @@ export interface AppInputs {
   mailer?: Mailer;
   /** A pino logger; by default one at config.logLevel. */
   logger?: FastifyBaseLogger;
+  /** Adapters replacing the configured ones (tests, benchmarks). */
+  providers?: Partial<Providers>;
   /** Called on the bare app before any route is added (observers such as the tests' operation recorder). */
   instrument?: (app: FastifyInstance) => void;
 }
@@ -49,7 +54,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
 /** Builds the whole HTTP app from its inputs. Does not listen and starts no worker. */
-export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstance; platform: Platform }> {
+export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstance; platform: Platform; calls: CallsModule }> {
   const { config } = inputs;
   const app = Fastify({
     // Every logger gets the server's serializers: redacted URLs, errors without query values or secrets.
@@ -99,11 +104,14 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   await app.register(agentsRoutes(platform));
   await app.register(catalogRoutes(platform));
   await app.register(knowledgeBaseRoutes(platform));
+  const calls = createCallsModule(platform, { linkSecret: inputs.jwtSecret });
+  await app.register(callsRoutes(calls));
 
   app.addHook('onClose', async () => {
+    await calls.worker.stop();
     await platform.keyUsage.flush();
     await platform.outbound.close();
     await platform.cpu.close();
   });
-  return { app, platform };
+  return { app, platform, calls };
 }

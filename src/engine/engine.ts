@@ -91,7 +91,7 @@ export function createDialogueEngine(deps: DialogueEngineDeps): DialogueEngine {
     };
 
     const { reply } = await deps.llm.respond(
-      { agent, history: input.history, userText: input.userText, variables: input.variables, onDelta: input.onReplyDelta },
+      { agent, history: input.history, userText: input.userText, variables: input.variables, onDelta: input.onReplyDelta, signal: input.signal },
       tools,
     );
     // end_call_phrases are a hard rule whatever the model decided: said by the caller, or by the agent.

@@ -22,6 +22,8 @@ export interface LlmRespondInput {
   variables: Record<string, string>;
   /** Receives the reply's text as it is produced (streamed fragments; the built-in sends it whole). */
   onDelta?: (text: string) => void;
+  /** Aborted when the reply is no longer wanted; an adapter stops its request. */
+  signal?: AbortSignal;
 }
 
 export interface LlmExtractInput {

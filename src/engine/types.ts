@@ -75,6 +75,8 @@ export interface RespondInput {
   variables: Record<string, string>;
   /** Optional: receives the reply as it is produced, so speech can start before the turn completes. */
   onReplyDelta?: (text: string) => void;
+  /** Aborted when the reply is no longer wanted (the caller barged in): the model call stops. */
+  signal?: AbortSignal;
 }
 
 export interface RespondResult {

@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   validation_failed: 422,
   idempotency_key_reused: 422,
   no_caller_id: 422,
+  do_not_call: 422,
   rate_limited: 429,
   headers_too_large: 431,
   internal: 500,

@@ -12,6 +12,7 @@ import { createOutboundClient } from './outbound/ssrf-guard.ts';
 import { createEventEmitter } from './outbox/emitter.ts';
 import { API_VERSION } from './http/openapi.ts';
 import { createRateLimiter } from './rate-limit.ts';
+import { createProviders, type Providers } from '../providers/index.ts';
 
 // The cross-cutting dependencies every module receives. Built once per app from its inputs;
 // nothing here is a module-level singleton.
@@ -24,12 +25,15 @@ export interface PlatformInputs {
   redis?: Redis;
   logger: FastifyBaseLogger;
   mailer?: Mailer;
+  /** Adapters replacing the configured ones (tests, benchmarks). */
+  providers?: Partial<Providers>;
 }
 
 export function createPlatform(inputs: PlatformInputs) {
   const { config, database, clock, logger } = inputs;
   const db = database.db;
   const audit = createAuditWriter({ db, clock });
+  const cpu = createCpuPool();
   return {
     config,
     database,
@@ -46,7 +50,9 @@ export function createPlatform(inputs: PlatformInputs) {
     /** The events engine's write side: `events.emit(tx, …)` inside the causing transaction. */
     events: createEventEmitter({ clock, webhooks: config.webhooks, notifyInTransaction: database.kind === 'postgres' }),
     /** Worker threads for CPU-heavy work (speech, MP3, document extraction, chunking); closed with the app. */
-    cpu: createCpuPool(),
+    cpu,
+    /** The deployment's adapters (LLM, TTS, blobs; telephony and speech with the call runtime). */
+    providers: createProviders({ config, clock, cpu, db }, inputs.providers),
     rateLimiter: createRateLimiter(
       { principalPerMin: config.rateLimit.userPerMin, ipPerMin: config.rateLimit.ipPerMin, demoPerMin: config.rateLimit.demoPerMin },
       { redis: inputs.redis },

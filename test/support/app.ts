@@ -6,6 +6,8 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import type { Redis } from 'ioredis';
 import pino, { type DestinationStream } from 'pino';
 import { buildApp } from '../../src/app.ts';
+import type { Providers } from '../../src/providers/index.ts';
+import type { CallsModule } from '../../src/modules/calls/module.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Clock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logging.ts';
@@ -19,6 +21,8 @@ import { logFileName } from './log-scan.ts';
 export interface TestApp {
   app: FastifyInstance;
   platform: Platform;
+  /** The calls module: its dialer (runDueOnce, start) and the runner of this app's live calls. */
+  calls: CallsModule;
   dataDir: string;
   /** The secret the app signs and verifies access tokens with (to forge tokens in tests). */
   jwtSecret: string;
@@ -63,6 +67,8 @@ export async function buildTestApp(
     logTo?: DestinationStream;
     /** Called on the bare app after the operation recorder, before any route is added. */
     instrument?: (app: FastifyInstance) => void;
+    /** Adapters replacing the configured ones. */
+    providers?: Partial<Providers>;
   } = {},
 ): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-data-'));
@@ -73,12 +79,13 @@ export async function buildTestApp(
   // (test/log-secrets.check.ts); without one (a bare `node --test`) it logs nothing but to `logTo`.
   const streams = [suiteLogDestination(), options.logTo].filter((stream): stream is DestinationStream => stream !== undefined);
   const destination = streams.length > 1 ? pino.multistream(streams.map((stream) => ({ stream, level: 'debug' as const }))) : streams[0];
-  const { app, platform } = await buildApp({
+  const { app, platform, calls } = await buildApp({
     config,
     database,
     clock: options.clock ?? { now: () => new Date() },
     jwtSecret,
     redis: options.redis,
+    providers: options.providers,
     logger: createLogger({ level: destination ? 'debug' : 'silent', destination }),
     instrument: (bare) => {
       recordOperations(bare);
@@ -95,6 +102,7 @@ export async function buildTestApp(
   return {
     app,
     platform,
+    calls,
     dataDir,
     jwtSecret,
     request({ token, workspaceId, headers, ...rest }) {

@@ -3,8 +3,6 @@ import { createDialogueEngine } from '../../engine/index.ts';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import { IdParams, NoContent } from '../../platform/http/schemas.ts';
 import type { Platform } from '../../platform/platform.ts';
-import { createLlm, type LLM } from '../../providers/llm/index.ts';
-import { createTtsRegistryFromConfig } from '../../providers/tts/index.ts';
 import { knowledgeOf } from '../knowledge-base/knowledge.ts';
 import { createFunctionCaller } from './functions.ts';
 import { createAgentsRepo } from './repo.ts';
@@ -33,26 +31,15 @@ const read = { access: { auth: 'workspace', scope: 'read-only' } } as const;
 export function agentsRoutes(platform: Platform): FastifyPluginAsyncTypebox {
   const { config, db, clock } = platform;
   const knowledge = knowledgeOf(platform).search;
-  // One LLM adapter per provider and model, reused across requests (an OpenAI client keeps its connections).
-  const llms = new Map<string, LLM>();
-  const llmFor = (llm: { provider: string; model: string }) => {
-    const key = `${llm.provider}:${llm.model}`;
-    let adapter = llms.get(key);
-    if (!adapter) {
-      adapter = llm.provider === 'openai' ? createLlm({ ...config.llm, model: llm.model }, { clock }) : createLlm({ model: llm.model }, { clock });
-      if (llms.size < 100) llms.set(key, adapter);
-    }
-    return adapter;
-  };
   const service = createAgentsService({
     db,
     clock,
     config,
     repo: createAgentsRepo(),
-    tts: createTtsRegistryFromConfig(config),
+    tts: platform.providers.tts,
     functions: createFunctionCaller({ outbound: platform.outbound, clock }),
     events: platform.events,
-    engineFor: (agent, functions) => createDialogueEngine({ llm: llmFor(agent.llm), knowledge, functions }),
+    engineFor: (agent, functions) => createDialogueEngine({ llm: platform.providers.llmFor(agent.llm), knowledge, functions }),
   });
 
   return async (app) => {

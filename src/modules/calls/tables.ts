@@ -29,28 +29,15 @@ export type EndReason = (typeof END_REASONS)[number];
 export const CALL_DIRECTIONS = ['inbound', 'outbound', 'web'] as const;
 export type CallDirection = (typeof CALL_DIRECTIONS)[number];
 
-/** One entry of a call's transcript, as stored and as served. Times are in the call's (simulated) ms. */
-export interface TranscriptEntry {
-  role: 'agent' | 'user';
-  text: string;
-  start_ms: number;
-  end_ms: number;
-  /** Agent turns cut by a barge-in keep the words actually played. */
-  interrupted?: boolean;
-  /** Agent turns answering a caller turn: end of the caller's turn → first agent audio frame written. */
-  latency_ms?: number;
-  timings?: { stt_ms: number; llm_first_token_ms: number; tts_first_audio_ms: number };
-}
+import type { CallLatency, TranscriptEntry } from '../../runtime/outcome.ts';
 
-export interface CallLatency {
-  turns: number;
-  p50_ms: number | null;
-  p95_ms: number | null;
-}
+export type { CallLatency, TranscriptEntry };
 
 export interface CallSimulation {
   caller_script?: Array<string | { text: string; interrupt_after_ms: number }>;
 }
+
+export type CallControl = { action: 'hangup' } | { action: 'transfer'; to: string };
 
 export interface CallsTable {
   id: string;
@@ -87,6 +74,8 @@ export interface CallsTable {
   lease_holder: string | null;
   lease_expires_at: Timestamp | null;
   last_renewed_at: Timestamp | null;
+  /** A hang-up or transfer asked for while another instance runs the call; applied by its owner. */
+  control: Json<CallControl> | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Platform } from '../../platform/platform.ts';
-import { createTtsRegistryFromConfig } from '../../providers/tts/index.ts';
 import { AgentTemplateList, Mp3Audio, NotModified, PreviewQuery, VoiceList, VoiceListQuery, VoiceParams } from './schemas.ts';
 import { createCatalogService } from './service.ts';
 
@@ -13,7 +12,7 @@ export function catalogRoutes(platform: Platform): FastifyPluginAsyncTypebox {
   // Synthesis and MP3 encoding run in the app's worker threads: a 300-letter preview is about a
   // second of CPU, and eight at once on the event loop held /v1/health for 1.6 s.
   const service = createCatalogService({
-    tts: createTtsRegistryFromConfig(platform.config, { cpu: platform.cpu }),
+    tts: platform.providers.tts,
     publicBaseUrl: platform.config.publicBaseUrl,
     cpu: platform.cpu,
   });

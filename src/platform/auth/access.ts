@@ -22,8 +22,11 @@ export type Access =
    * `scope` is the least scope the caller needs; `userOnly` refuses API keys (403 forbidden).
    * `workspaceParam` names a path parameter that holds the workspace id (`/workspaces/{id}/...`):
    * the caller must belong to that workspace (else 404), whatever X-Workspace-Id says.
+   * `signedLink`: a request carrying `?expires=&signature=` passes the gate without credentials
+   * (limited per IP, `request.signedLink` set, no workspace): the route itself must verify the
+   * signature; without those parameters the route needs credentials like any other.
    */
-  | { auth: 'workspace'; scope: Scope; userOnly?: boolean; workspaceParam?: string };
+  | { auth: 'workspace'; scope: Scope; userOnly?: boolean; workspaceParam?: string; signedLink?: boolean };
 
 export type Principal =
   | { type: 'user'; userId: string; sessionId: string; email: string; name: string | null }
@@ -56,5 +59,7 @@ declare module 'fastify' {
     workspace: WorkspaceContext | null;
     /** A handler that creates a resource sets this so the audit row names it. */
     auditResourceId?: string;
+    /** The request came through a signed link (see Access.signedLink): the route verifies it. */
+    signedLink: boolean;
   }
 }

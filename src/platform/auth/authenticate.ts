@@ -98,6 +98,7 @@ export function registerAuthentication(app: FastifyInstance, deps: Authenticatio
 
   app.decorateRequest('principal', null);
   app.decorateRequest('workspace', null);
+  app.decorateRequest('signedLink', false);
 
   app.addHook('onRequest', async (request, reply) => {
     const access: Access | undefined = request.routeOptions.config?.access;
@@ -106,6 +107,14 @@ export function registerAuthentication(app: FastifyInstance, deps: Authenticatio
       const bucket = access.limit ?? 'ip';
       if (bucket !== 'none') await limit(reply, bucket === 'demo' ? 'demo' : 'ip', request.ip);
       return;
+    }
+    if (access.auth === 'workspace' && access.signedLink) {
+      const query = request.query as Record<string, unknown> | undefined;
+      if (query && (query.signature !== undefined || query.expires !== undefined)) {
+        await limit(reply, 'ip', request.ip);
+        request.signedLink = true;
+        return;
+      }
     }
     let principal: Principal;
     try {

@@ -175,14 +175,18 @@ export function createOpenAiLlm(opts: OpenAiLlmOptions): LLM {
     tools: ChatCompletionFunctionTool[],
     toolChoice: ChatCompletionToolChoiceOption,
     onDelta: ((text: string) => void) | undefined,
+    signal: AbortSignal | undefined,
   ) {
-    const stream = await client.chat.completions.create({
+    const stream = await client.chat.completions.create(
+      {
       model: modelFor(agent, opts.model),
       messages,
       temperature: agent.llm.temperature,
       stream: true,
       ...(tools.length > 0 ? { tools, tool_choice: toolChoice } : {}),
-    });
+      },
+      { signal },
+    );
     let content = '';
     const calls: Array<{ id: string; name: string; arguments: string }> = [];
     for await (const chunk of stream) {
@@ -241,7 +245,7 @@ export function createOpenAiLlm(opts: OpenAiLlmOptions): LLM {
       const last = terminal || round === MAX_TOOL_ROUNDS - 1;
       let answer: Awaited<ReturnType<typeof streamRound>>;
       try {
-        answer = await streamRound(agent, messages, toolDefs, last ? 'none' : 'auto', input.onDelta);
+        answer = await streamRound(agent, messages, toolDefs, last ? 'none' : 'auto', input.onDelta, input.signal);
       } catch (error) {
         throw new LlmError(`LLM request failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       }

@@ -54,6 +54,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('lease_holder', 'text')
     .addColumn('lease_expires_at', 'timestamptz')
     .addColumn('last_renewed_at', 'timestamptz')
+    // A hang-up or transfer asked for on another instance than the one running the call.
+    .addColumn('control', 'jsonb')
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
     .execute();

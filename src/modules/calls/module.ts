@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { knowledgeOf } from '../knowledge-base/knowledge.ts';
+import type { Platform } from '../../platform/platform.ts';
+import { usdToMicros } from '../../platform/money.ts';
+import { createFunctionCaller } from '../agents/functions.ts';
+import { createCallJournal } from './journal.ts';
+import { createCallOwnership } from './ownership.ts';
+import { createCallRunner } from './runner.ts';
+import { createCallsService } from './service.ts';
+import { createCallWorker } from './worker.ts';
+import { type CallRow, createCallsRepo } from './repo.ts';
+import { createLinkSigner } from './signed-links.ts';
+
+
+// The calls module assembled once per app: the journal (only writer of call rows), the runner of
+// this process's live calls, the service behind the routes, and the dialer worker that the server
+// starts (ROLE=all|worker).
+
+export function createCallsModule(platform: Platform, options: { linkSecret: string }) {
+  const { db, clock, config, providers } = platform;
+  const signer = createLinkSigner({ secret: options.linkSecret, publicBaseUrl: config.publicBaseUrl, clock });
+  const links = {
+    recordingUrl: (id: string) => signer.sign(`/v1/calls/${id}/recording.mp3`),
+    transcriptUrl: (id: string) => signer.sign(`/v1/calls/${id}/transcript`),
+  };
+  const repo = createCallsRepo(db);
+  const rates = { callPerMinMicros: usdToMicros(config.pricing.callPerMinUsd), webVoicePerMinMicros: usdToMicros(config.pricing.webVoicePerMinUsd) };
+  const journal = createCallJournal({ db, clock, events: platform.events, links, rates });
+  const knowledge = knowledgeOf(platform).search;
+  const runner = createCallRunner({
+    db,
+    journal,
+    providers,
+    cpu: platform.cpu,
+    logger: platform.logger,
+    knowledge,
+    functions: createFunctionCaller({ outbound: platform.outbound, clock }),
+    holder: `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    rates,
+  });
+  const ownership = createCallOwnership({ db, clock, journal, runner, logger: platform.logger, sandboxSpeed: config.sandboxSpeed });
+  const worker = createCallWorker({ platform, runner, ownership });
+  const service = createCallsService({
+    db,
+    clock,
+    journal,
+    runner,
+    providers,
+    knowledge,
+    telephonyProvider: config.telephonyProvider,
+    nudge: () => worker.nudge(),
+  });
+  async function removeContent(workspaceId: string, call: CallRow) {
+    if (call.recording_key) await providers.blobs.delete(call.recording_key);
+    await repo.clearContent(workspaceId, call.id, clock.now());
+  }
+  return { journal, runner, ownership, worker, service, repo, links: signer, blobs: providers.blobs, removeContent };
+}
+
+export type CallsModule = ReturnType<typeof createCallsModule>;

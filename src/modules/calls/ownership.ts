@@ -1,0 +1,67 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../platform/clock.ts';
+import type { Database } from '../../platform/db/schema.ts';
+import { loadCallAgent } from '../agents/call-agent.ts';
+import { findLostCalls } from './dialer-sql.ts';
+import type { CallJournal } from './journal.ts';
+import { type CallRunner, LEASE_MS } from './runner.ts';
+import type { CallControl } from './tables.ts';
+
+// Ownership of live calls: this process renews the leases of the calls it runs (and applies the
+// hang-ups and transfers other instances asked for on them), and ends, as any worker may, the
+// calls whose owner stopped renewing (its process died): failed, media_error, runtime_lost,
+// billed up to the last renewal, with call.error then call.ended.
+
+export const RENEW_EVERY_MS = 10_000;
+
+export interface OwnershipDeps {
+  db: Database;
+  clock: Clock;
+  journal: CallJournal;
+  runner: CallRunner;
+  logger: FastifyBaseLogger;
+  /** Simulated milliseconds per wall millisecond of sandbox calls (SANDBOX_SPEED). */
+  sandboxSpeed: number;
+}
+
+export function createCallOwnership(deps: OwnershipDeps) {
+  const { db, clock, journal, runner, logger } = deps;
+
+  async function renew(): Promise<void> {
+    const rows = await journal.renew(runner.holder, runner.liveIds(), LEASE_MS);
+    for (const row of rows) {
+      const control = row.control as CallControl | null;
+      if (!control) continue;
+      if (control.action === 'hangup') runner.hangup(row.id);
+      else runner.transfer(row.id, control.to);
+      await db.updateTable('calls').set({ control: null }).where('id', '=', row.id).execute();
+    }
+  }
+
+  /** Ends every call whose lease expired; answers how many. */
+  async function endLost(): Promise<number> {
+    const now = clock.now();
+    const lost = await findLostCalls(db, clock);
+    let ended = 0;
+    for (const row of lost) {
+      const agent = await loadCallAgent(db, row.workspace_id, row.agent_id);
+      const answered = row.answered_at ? new Date(row.answered_at).getTime() : null;
+      const renewed = row.last_renewed_at ? new Date(row.last_renewed_at).getTime() : null;
+      const wallMs = answered !== null && renewed !== null ? Math.max(0, renewed - answered) : 0;
+      const durationMs = Math.round(row.provider === 'sandbox' ? wallMs * deps.sandboxSpeed : wallMs);
+      const done = await journal.finish(row, agent?.destination ?? null, {
+        status: 'failed',
+        endReason: 'media_error',
+        durationMs,
+        error: { code: 'runtime_lost', message: 'the process running the call stopped; the call was ended by another worker' },
+        emitError: true,
+        leaseExpiredBefore: now,
+      });
+      if (done) ended++;
+    }
+    if (ended > 0) logger.warn({ ended }, 'ended calls whose runtime was lost');
+    return ended;
+  }
+
+  return { renew, endLost };
+}

@@ -1,0 +1,240 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { stringify } from 'csv-stringify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { workspaceOf } from '../../../platform/auth/authenticate.ts';
+import type { BlobStore } from '../../../platform/blobs/port.ts';
+import { AppError, invalidState, notFound } from '../../../platform/errors.ts';
+import { IdParams, ListOf, NoContent } from '../../../platform/http/schemas.ts';
+import { pageRequest, toPage } from '../../../platform/pagination.ts';
+import { toE164 } from '../../../platform/phone.ts';
+import { type CallRow, type CallsRepo, presentCall } from '../repo.ts';
+import { Call, CallEvents, CallListQuery, TranscriptDocument } from '../schemas.ts';
+import type { LinkSigner } from '../signed-links.ts';
+import type { TranscriptEntry } from '../tables.ts';
+
+// Reading calls: list, detail, CSV export, state history, transcript and recording (signed links
+// work without credentials), and DELETE, which keeps the row and removes its content.
+
+const tags = ['calls'];
+const read = { access: { auth: 'workspace', scope: 'read-only' } } as const;
+const readOrSigned = { access: { auth: 'workspace', scope: 'read-only', signedLink: true } } as const;
+const write = { access: { auth: 'workspace', scope: 'write' } } as const;
+const CallParams = IdParams('Call id (call_…)');
+const SignedQuery = Type.Object(
+  {
+    expires: Type.Optional(Type.String({ maxLength: 20, description: 'Signed links: expiry (unix seconds)' })),
+    signature: Type.Optional(Type.String({ maxLength: 128, description: 'Signed links: HMAC signature' })),
+  },
+  { additionalProperties: false },
+);
+const EXPORT_MAX_ROWS = 10_000;
+const LIVE = ['queued', 'ringing', 'in_progress'];
+
+export interface ReadRouteDeps {
+  repo: CallsRepo;
+  blobs: BlobStore;
+  links: LinkSigner;
+  /** Deletes a call's content (recording blob, transcript). */
+  removeContent(workspaceId: string, call: CallRow): Promise<void>;
+}
+
+function filtersOf(query: CallListQuery) {
+  const { limit: _limit, cursor: _cursor, ...filters } = query;
+  for (const field of ['from', 'to'] as const) {
+    if (filters[field]) filters[field] = toE164(filters[field]) ?? filters[field];
+  }
+  return filters;
+}
+
+export function callReadRoutes(deps: ReadRouteDeps): FastifyPluginAsyncTypebox {
+  const { repo, links } = deps;
+
+  /** The call of a route that accepts signed links: by the signature, or by the caller's workspace. */
+  async function callFor(request: FastifyRequest<{ Params: { id: string }; Querystring: { expires?: string; signature?: string } }>, path: string): Promise<CallRow> {
+    const { id } = request.params;
+    if (request.signedLink) {
+      if (!links.verify(path, request.query.expires, request.query.signature)) {
+        throw new AppError('unauthorized', 'the link is expired or its signature is not valid');
+      }
+      const row = await repo.getAny(id);
+      if (!row) throw notFound('call');
+      return row;
+    }
+    const row = await repo.get(workspaceOf(request).workspaceId, id);
+    if (!row) throw notFound('call');
+    return row;
+  }
+
+  async function sendRecording(request: FastifyRequest<{ Params: { id: string }; Querystring: { expires?: string; signature?: string } }>, reply: FastifyReply, suffix: string) {
+    const row = await callFor(request, `/v1/calls/${request.params.id}${suffix}`);
+    if (!row.recording_key || row.content_deleted_at) throw notFound('recording');
+    const stat = await deps.blobs.stat(row.recording_key);
+    if (!stat) throw notFound('recording');
+    reply.header('Accept-Ranges', 'bytes').header('Cache-Control', 'private, max-age=3600').type('audio/mpeg');
+    const range = parseRange(request.headers.range, stat.size);
+    if (range === 'unsatisfiable') {
+      return reply.code(416).header('Content-Range', `bytes */${stat.size}`).type('application/problem+json').send({
+        type: 'about:blank',
+        title: 'Range Not Satisfiable',
+        status: 416,
+        detail: `the recording has ${stat.size} bytes`,
+        code: 'range_not_satisfiable',
+        request_id: request.id,
+      });
+    }
+    if (range) {
+      const part = await deps.blobs.getRange(row.recording_key, range.start, range.end);
+      if (!part) throw notFound('recording');
+      return reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${stat.size}`).send(part.bytes);
+    }
+    const whole = await deps.blobs.get(row.recording_key);
+    if (!whole) throw notFound('recording');
+    return reply.send(whole.bytes);
+  }
+
+  return async (app) => {
+    app.get(
+      '/v1/calls',
+      { schema: { operationId: 'listCalls', summary: 'List calls, newest first, with filters', tags, querystring: CallListQuery, response: { 200: ListOf(Call, 'CallList') } }, config: read },
+      async (request) => {
+        const page = pageRequest(request.query);
+        const rows = await repo.list(workspaceOf(request).workspaceId, filtersOf(request.query), page);
+        return toPage(rows, page, (r) => r.id, (r) => presentCall(r, links));
+      },
+    );
+
+    app.get(
+      '/v1/calls/export',
+      {
+        schema: {
+          operationId: 'exportCalls',
+          summary: `Calls as CSV (text/csv), newest first, with the list's filters; at most ${EXPORT_MAX_ROWS} rows`,
+          tags,
+          querystring: Type.Omit(CallListQuery, ['limit', 'cursor']),
+          response: { 200: Type.String({ description: 'CSV with a header row', contentMediaType: 'text/csv' }) },
+        },
+        config: read,
+      },
+      async (request, reply) => {
+        const rows = await repo.list(workspaceOf(request).workspaceId, filtersOf(request.query as CallListQuery), { limit: EXPORT_MAX_ROWS - 1 });
+        const fields = [...new Set(rows.flatMap((r) => Object.keys(r.extracted as object)))].sort();
+        const columns = ['id', 'created_at', 'direction', 'from', 'to', 'status', 'end_reason', 'duration_seconds', 'cost_usd', 'agent_id', 'campaign_id', ...fields.map((f) => `extracted.${f}`)];
+        const csv = stringify({ header: true, columns });
+        for (const row of rows) {
+          const call = presentCall(row, links);
+          const extracted = row.extracted as Record<string, unknown>;
+          csv.write([
+            call.id, call.created_at, call.direction, call.from ?? '', call.to ?? '', call.status, call.end_reason ?? '', call.duration_seconds, call.cost_usd, call.agent_id, call.campaign_id ?? '',
+            ...fields.map((f) => (extracted[f] === null || extracted[f] === undefined ? '' : typeof extracted[f] === 'object' ? JSON.stringify(extracted[f]) : String(extracted[f]))),
+          ]);
+        }
+        csv.end();
+        return reply.type('text/csv; charset=utf-8').header('Content-Disposition', 'attachment; filename="calls.csv"').send(csv as never);
+      },
+    );
+
+    app.get(
+      '/v1/calls/:id',
+      { schema: { operationId: 'getCall', summary: 'Get a call with its transcript, extracted fields, cost and latency', tags, params: CallParams, response: { 200: Call } }, config: read },
+      async (request) => {
+        const row = await repo.get(workspaceOf(request).workspaceId, request.params.id);
+        if (!row) throw notFound('call');
+        return presentCall(row, links);
+      },
+    );
+
+    app.get(
+      '/v1/calls/:id/events',
+      { schema: { operationId: 'getCallEvents', summary: 'State history of a call, oldest first, from queued', tags, params: CallParams, response: { 200: CallEvents } }, config: read },
+      async (request) => {
+        const row = await repo.get(workspaceOf(request).workspaceId, request.params.id);
+        if (!row) throw notFound('call');
+        const history = await repo.statusHistory(row.id);
+        return { data: history.map((h) => ({ status: h.status, at: new Date(h.at).toISOString() })) };
+      },
+    );
+
+    app.get(
+      '/v1/calls/:id/transcript',
+      {
+        schema: {
+          operationId: 'getCallTranscript',
+          summary: 'The transcript as JSON, or as text/plain lines (agent: … / user: …) by Accept; works with a signed link',
+          tags,
+          params: CallParams,
+          querystring: SignedQuery,
+          response: { 200: TranscriptDocument },
+        },
+        config: readOrSigned,
+      },
+      async (request, reply) => {
+        const row = await callFor(request, `/v1/calls/${request.params.id}/transcript`);
+        if (row.content_deleted_at) throw notFound('transcript');
+        const transcript = row.transcript as TranscriptEntry[];
+        const accept = request.headers.accept ?? '';
+        if (/text\/plain/.test(accept) && !/application\/json/.test(accept)) {
+          return reply.type('text/plain; charset=utf-8').send(transcript.map((e) => `${e.role}: ${e.text}`).join('\n') as never);
+        }
+        return { call_id: row.id, transcript };
+      },
+    );
+
+    for (const [suffix, operationId] of [['/recording', 'getCallRecording'], ['/recording.mp3', 'getCallRecordingMp3']] as const) {
+      app.get(
+        `/v1/calls/:id${suffix}`,
+        {
+          schema: {
+            operationId,
+            summary: 'The recording (audio/mpeg, both sides mixed), with Range support; works with a signed link',
+            tags,
+            params: CallParams,
+            querystring: SignedQuery,
+            response: {
+              200: Type.String({ description: 'MP3 audio', contentMediaType: 'audio/mpeg' }),
+              206: Type.String({ description: 'Part of the MP3 audio', contentMediaType: 'audio/mpeg' }),
+            },
+          },
+          config: readOrSigned,
+        },
+        (request, reply) => sendRecording(request, reply, suffix),
+      );
+    }
+
+    app.delete(
+      '/v1/calls/:id',
+      {
+        schema: { operationId: 'deleteCall', summary: 'Delete a call\'s recording and transcript; the row stays (status, cost); 409 while live', tags, params: CallParams, response: { 204: NoContent } },
+        config: write,
+      },
+      async (request, reply) => {
+        const workspaceId = workspaceOf(request).workspaceId;
+        const row = await repo.get(workspaceId, request.params.id);
+        if (!row) throw notFound('call');
+        if (LIVE.includes(row.status)) throw invalidState('the call has not ended yet; hang it up first');
+        await deps.removeContent(workspaceId, row);
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}
+
+/** One `bytes=` range clamped to the size, null for no (or an ignored multi-) range. */
+function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'unsatisfiable' {
+  if (!header) return null;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return null;
+  let start: number;
+  let end: number;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  }
+  if (start >= size || start > end) return 'unsatisfiable';
+  return { start, end };
+}

@@ -1,0 +1,205 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { createDialogueEngine } from '../../engine/index.ts';
+import type { DialogueEngine, KnowledgeSearch } from '../../engine/types.ts';
+import type { FunctionCaller } from '../agents/functions.ts';
+import type { CpuPool } from '../../platform/cpu-pool.ts';
+import type { Database } from '../../platform/db/schema.ts';
+import type { AgentDestination } from '../../platform/outbox/emit.ts';
+import type { Providers } from '../../providers/index.ts';
+import { encodeMp3InPool } from '../../providers/tts/mp3.ts';
+import { SAMPLE_RATE } from '../../runtime/audio/frames.ts';
+import { createCallRecorder } from '../../runtime/audio/recorder.ts';
+import { createVoiceActivityDetector } from '../../runtime/audio/vad.ts';
+import { type CallSession, createCallSession } from '../../runtime/call-session.ts';
+import type { SessionObserver } from '../../runtime/outcome.ts';
+import type { CallMedia, DialOutcome } from '../../runtime/ports.ts';
+import { loadCallAgent, type RunnableAgent } from '../agents/call-agent.ts';
+import type { CallRow } from './dialer-sql.ts';
+import type { CallJournal, CallRef } from './journal.ts';
+
+// Runs one call in this process, from its claim to its terminal state: dial (or take the inbound
+// media), answer, the call session, then extraction and the recording off the event loop, and
+// the journal's final transaction. Keeps the registry of this process's live calls, through which
+// the API hangs up and transfers them.
+
+export const LEASE_MS = 30_000;
+
+export interface RunnerDeps {
+  db: Database;
+  journal: CallJournal;
+  providers: Providers;
+  cpu: CpuPool;
+  logger: FastifyBaseLogger;
+  knowledge: KnowledgeSearch;
+  functions: FunctionCaller;
+  holder: string;
+  /** Phone call and web voice rates, micro-USD per minute. */
+  rates: { callPerMinMicros: number; webVoicePerMinMicros: number };
+}
+
+interface LiveCall {
+  row: CallRow;
+  dial: AbortController;
+  session: CallSession | null;
+}
+
+export function createCallRunner(deps: RunnerDeps) {
+  const { journal, providers, logger, holder } = deps;
+  const live = new Map<string, LiveCall>();
+
+  async function balanceMicros(workspaceId: string): Promise<number> {
+    const wallet = await deps.db.selectFrom('wallets').select('balance_micros').where('workspace_id', '=', workspaceId).executeTakeFirst();
+    return Number(wallet?.balance_micros ?? 0);
+  }
+
+  /** The observer of a session: its writes queued in order, never blocking the frame path. */
+  function observerOf(call: CallRef, dest: AgentDestination | null) {
+    let chain = Promise.resolve();
+    const queue = (write: () => Promise<unknown>) => {
+      chain = chain.then(write).then(
+        () => undefined,
+        (err) => logger.error({ err, callId: call.id }, 'call journal write failed'),
+      );
+    };
+    const observer: SessionObserver = {
+      transcript: (entry, turn) => queue(() => journal.transcript(call, dest, entry, turn)),
+      transfer: (to, reason) => queue(() => journal.transfer(call, dest, to, reason)),
+      error: (code, message) => queue(() => journal.error(call, dest, code, message)),
+    };
+    return { observer, flushed: () => chain };
+  }
+
+  async function converse(row: CallRow, agent: RunnableAgent, media: CallMedia, dest: AgentDestination | null, entry: LiveCall) {
+    const engine: DialogueEngine = createDialogueEngine({ llm: providers.llmFor(agent.llm), knowledge: deps.knowledge, functions: deps.functions.invokerFor({ agentId: agent.id, secret: agent.webhook_secret, callId: row.id }) });
+    const stt = media.stt ?? providers.stt;
+    if (!stt) throw new Error('no speech recogniser is configured for this call');
+    const vad = await createVoiceActivityDetector({ mode: 2 });
+    const recorder = createCallRecorder({ maxDurationMs: agent.max_duration_seconds * 1000 + 10_000 });
+    const { observer, flushed } = observerOf(row, dest);
+    const clock = providers.callClock;
+    const session = createCallSession({
+      clock,
+      media,
+      stt,
+      tts: providers.speech,
+      engine,
+      agent,
+      workspaceId: row.workspace_id,
+      variables: row.variables as Record<string, string>,
+      isSpeech: (frame) => vad.isSpeech(frame),
+      observer,
+      recorder,
+    });
+    entry.session = session;
+    // The wallet pays for every second: the call ends when its cost would pass the balance.
+    const perMs = (row.direction === 'web' ? deps.rates.webVoicePerMinMicros : deps.rates.callPerMinMicros) / 60_000;
+    const affordableMs = perMs > 0 ? (await balanceMicros(row.workspace_id)) / perMs : Number.POSITIVE_INFINITY;
+    const budget = Number.isFinite(affordableMs) ? clock.setTimer(() => session.end('insufficient_balance'), Math.max(0, affordableMs)) : null;
+    const outcome = await session.run();
+    budget?.cancel();
+    vad.close();
+    await flushed();
+    const turns = outcome.transcript.map((e) => ({ role: e.role, text: e.text }));
+    const extracted = await engine.extract(agent, turns).catch((err) => {
+      logger.warn({ err, callId: row.id }, 'extraction failed');
+      return {};
+    });
+    let recording: { key: string; bytes: number } | null = null;
+    const pcm = recorder.pcm();
+    if (pcm.length > 0) {
+      try {
+        const mp3 = await encodeMp3InPool(deps.cpu, pcm, SAMPLE_RATE);
+        const key = `recordings/${row.workspace_id}/${row.id}.mp3`;
+        await providers.blobs.put(key, mp3, 'audio/mpeg');
+        recording = { key, bytes: mp3.length };
+      } catch (err) {
+        logger.error({ err, callId: row.id }, 'recording could not be stored');
+      }
+    }
+    await journal.finish(row, dest, {
+      status: outcome.status,
+      endReason: outcome.endReason,
+      durationMs: outcome.durationMs,
+      transcript: outcome.transcript,
+      latency: outcome.latency,
+      extracted,
+      transferredTo: outcome.transferredTo ?? null,
+      error: outcome.error ?? null,
+      recording,
+      holder,
+    });
+  }
+
+  async function run(row: CallRow, connect: (signal: AbortSignal) => Promise<DialOutcome>): Promise<void> {
+    const entry: LiveCall = { row, dial: new AbortController(), session: null };
+    live.set(row.id, entry);
+    try {
+      const agent = await loadCallAgent(deps.db, row.workspace_id, row.agent_id);
+      if (!agent) {
+        await journal.finish(row, null, { status: 'failed', endReason: 'failed_to_connect', durationMs: 0, error: { code: 'agent_missing', message: 'the agent was deleted' }, holder });
+        return;
+      }
+      const dest = agent.destination;
+      const dialed = await connect(entry.dial.signal);
+      if (entry.dial.signal.aborted) {
+        if (dialed.kind === 'answered') await dialed.media.hangup();
+        await journal.finish(row, dest, { status: 'canceled', endReason: 'api_hangup', durationMs: 0, holder });
+        return;
+      }
+      if (dialed.kind !== 'answered') {
+        const status = dialed.kind === 'failed' ? 'failed' : dialed.kind;
+        const endReason = dialed.kind === 'failed' ? 'failed_to_connect' : dialed.kind;
+        const error = dialed.kind === 'failed' ? { code: 'failed_to_connect', message: dialed.message } : null;
+        await journal.finish(row, dest, { status, endReason, durationMs: 0, error, holder });
+        return;
+      }
+      if (!(await journal.answered(row, dest, holder))) {
+        await dialed.media.hangup();
+        return;
+      }
+      await converse(row, agent, dialed.media, dest, entry);
+    } catch (err) {
+      logger.error({ err, callId: row.id }, 'call failed in the runtime');
+      await journal
+        .finish(row, null, { status: 'failed', endReason: 'media_error', durationMs: entry.session?.elapsedMs() ?? 0, error: { code: 'runtime_error', message: 'the call failed in the runtime' }, holder })
+        .catch((finishErr) => logger.error({ err: finishErr, callId: row.id }, 'call could not be ended'));
+    } finally {
+      live.delete(row.id);
+    }
+  }
+
+  return {
+    /** Runs a claimed outbound call (status ringing, leased by this holder) to its end. */
+    runOutbound(row: CallRow): Promise<void> {
+      return run(row, (signal) =>
+        providers.telephony.dial({ callId: row.id, from: row.from_number ?? '', to: row.to_number ?? '', simulation: row.simulation as never, signal }),
+      );
+    },
+    /** Runs an inbound call whose media is already connected. */
+    runInbound(row: CallRow, media: CallMedia): Promise<void> {
+      return run(row, async () => ({ kind: 'answered', media }));
+    },
+    /** Hangs up a call this process runs; false when it runs elsewhere (or not at all). */
+    hangup(callId: string): boolean {
+      const entry = live.get(callId);
+      if (!entry) return false;
+      if (entry.session) entry.session.end('api_hangup');
+      else entry.dial.abort();
+      return true;
+    },
+    /** Transfers a connected call this process runs; false when it runs elsewhere. */
+    transfer(callId: string, to: string): boolean {
+      const entry = live.get(callId);
+      if (!entry?.session) return false;
+      void entry.session.transfer(to);
+      return true;
+    },
+    liveIds: () => [...live.keys()],
+    get size() {
+      return live.size;
+    },
+    holder,
+  };
+}
+
+export type CallRunner = ReturnType<typeof createCallRunner>;

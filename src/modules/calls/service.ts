@@ -1,0 +1,179 @@
+import { sql } from 'kysely';
+import { createDialogueEngine } from '../../engine/index.ts';
+import type { KnowledgeSearch } from '../../engine/types.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Database } from '../../platform/db/schema.ts';
+import { AppError, invalidField, invalidState, notFound } from '../../platform/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import { toE164 } from '../../platform/phone.ts';
+import type { Providers } from '../../providers/index.ts';
+import { SANDBOX_CALLER_ID } from '../../providers/telephony/sandbox.ts';
+import { loadCallAgent } from '../agents/call-agent.ts';
+import { isDoNotCall } from '../dnc/repo.ts';
+import { findAssignedNumber } from '../phone-numbers/repo.ts';
+import type { CallRow } from './dialer-sql.ts';
+import type { CallJournal } from './journal.ts';
+import type { CallRunner } from './runner.ts';
+import { LEASE_MS } from './runner.ts';
+import type { InboundCallBody, OutboundCallBody } from './schemas-control.ts';
+
+// The operations that change a call: place one (queued for the dialer), hang up, transfer,
+// re-run extraction, and the sandbox's inbound call. Reads are in repo.ts.
+
+export interface CallsServiceDeps {
+  db: Database;
+  clock: Clock;
+  journal: CallJournal;
+  runner: CallRunner;
+  providers: Providers;
+  knowledge: KnowledgeSearch;
+  telephonyProvider: 'sandbox' | 'twilio';
+  /** Wakes the dialer after a call is queued. */
+  nudge(): void;
+}
+
+const LIVE = ['ringing', 'in_progress'];
+
+function phone(raw: string, field: string): string {
+  const number = toE164(raw);
+  if (!number) throw invalidField(field, 'must be a possible phone number (E.164, e.g. +15550100200)');
+  return number;
+}
+
+export function createCallsService(deps: CallsServiceDeps) {
+  const { db, journal, runner } = deps;
+
+  async function callOf(workspaceId: string, id: string): Promise<CallRow> {
+    const row = await db.selectFrom('calls').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('call');
+    return row;
+  }
+
+  async function requireAgent(workspaceId: string, agentId: string) {
+    const agent = await loadCallAgent(db, workspaceId, agentId);
+    if (!agent) throw invalidField('agent_id', 'no such agent in this workspace');
+    return agent;
+  }
+
+  async function requireFunds(workspaceId: string) {
+    const wallet = await db.selectFrom('wallets').select('balance_micros').where('workspace_id', '=', workspaceId).executeTakeFirst();
+    if (Number(wallet?.balance_micros ?? 0) <= 0) throw new AppError('insufficient_balance', 'The wallet balance is zero or below: top up to place calls.');
+  }
+
+  return {
+    callOf,
+
+    async placeOutbound(workspaceId: string, body: OutboundCallBody): Promise<CallRow> {
+      const to = phone(body.to, 'to');
+      await requireAgent(workspaceId, body.agent_id);
+      let from = body.from ? phone(body.from, 'from') : null;
+      if (from && deps.telephonyProvider !== 'sandbox') {
+        const owned = await findAssignedNumber(db, from);
+        if (!owned || owned.workspace_id !== workspaceId) throw new AppError('no_caller_id', 'from is not one of this workspace\'s phone numbers.');
+      }
+      if (!from) {
+        if (deps.telephonyProvider !== 'sandbox') throw new AppError('no_caller_id', 'No caller id: pass from, one of the workspace\'s phone numbers.');
+        from = SANDBOX_CALLER_ID;
+      }
+      if (await isDoNotCall(db, workspaceId, to)) throw new AppError('do_not_call', `${to} is on the workspace's do-not-call list.`);
+      await requireFunds(workspaceId);
+      const row = await db.transaction().execute((tx) =>
+        journal.queue(tx, {
+          id: newId('call'),
+          workspace_id: workspaceId,
+          agent_id: body.agent_id,
+          direction: 'outbound',
+          from_number: from,
+          to_number: to,
+          provider: deps.telephonyProvider,
+          variables: body.variables ?? {},
+          metadata: body.metadata ?? {},
+          simulation: body.simulation ?? null,
+        }),
+      );
+      deps.nudge();
+      return row;
+    },
+
+    /** A call to one of the workspace's numbers from a simulated caller: answered at once, run here. */
+    async receiveSandboxCall(workspaceId: string, body: InboundCallBody): Promise<CallRow> {
+      if (deps.telephonyProvider !== 'sandbox') throw invalidState('Inbound sandbox calls need TELEPHONY_PROVIDER=sandbox.');
+      const to = phone(body.to, 'to');
+      const from = phone(body.from, 'from');
+      const number = await findAssignedNumber(db, to);
+      if (!number || number.workspace_id !== workspaceId) throw invalidField('to', 'not a phone number of this workspace');
+      if (!number.agent_id) throw invalidField('to', 'the number is not assigned to an agent');
+      const id = newId('call');
+      const row = await db.transaction().execute((tx) =>
+        journal.queue(tx, {
+          id,
+          workspace_id: workspaceId,
+          agent_id: number.agent_id as string,
+          direction: 'inbound',
+          from_number: from,
+          to_number: to,
+          provider: 'sandbox',
+          simulation: body.simulation ?? null,
+        }),
+      );
+      // Inbound calls are always answered (they count toward the live total, never wait).
+      await journal.ring(row, runner.holder, LEASE_MS);
+      const ringing = await callOf(workspaceId, id);
+      const media = deps.providers.telephony.acceptInbound({ callId: id, from, to, simulation: body.simulation ?? null });
+      void runner.runInbound(ringing, media);
+      return ringing;
+    },
+
+    async hangup(workspaceId: string, id: string): Promise<CallRow> {
+      const call = await callOf(workspaceId, id);
+      if (call.status === 'queued') {
+        await journal.finish(call, null, { status: 'canceled', endReason: 'api_hangup', durationMs: 0 });
+      } else if (LIVE.includes(call.status)) {
+        // Run here: ended now. Run elsewhere: its owner applies the request at its next lease renewal.
+        if (!runner.hangup(id)) await db.updateTable('calls').set({ control: JSON.stringify({ action: 'hangup' }) }).where('id', '=', id).execute();
+      } else {
+        throw invalidState(`The call has already ended (${call.status}).`);
+      }
+      return callOf(workspaceId, id);
+    },
+
+    async transfer(workspaceId: string, id: string, requested: string | undefined): Promise<CallRow> {
+      const call = await callOf(workspaceId, id);
+      if (call.status !== 'in_progress') throw invalidState(`Only a call in progress can be transferred (this one is ${call.status}).`);
+      const agent = await loadCallAgent(db, workspaceId, call.agent_id);
+      const target = requested ? phone(requested, 'to') : agent?.transfer_number;
+      if (!target) throw invalidField('to', 'required: the agent has no transfer_number');
+      if (!runner.transfer(id, target)) {
+        await db.updateTable('calls').set({ control: JSON.stringify({ action: 'transfer', to: target }) }).where('id', '=', id).execute();
+      }
+      return callOf(workspaceId, id);
+    },
+
+    /** Runs extraction again on the stored transcript (after the agent's extraction_fields changed). */
+    async analyze(workspaceId: string, id: string): Promise<CallRow> {
+      const call = await callOf(workspaceId, id);
+      if (LIVE.includes(call.status) || call.status === 'queued') throw invalidState('The call has not ended yet.');
+      if (call.content_deleted_at) throw invalidState('The call\'s transcript was deleted.');
+      const agent = await loadCallAgent(db, workspaceId, call.agent_id);
+      if (!agent) throw invalidState('The call\'s agent was deleted.');
+      const engine = createDialogueEngine({ llm: deps.providers.llmFor(agent.llm), knowledge: deps.knowledge, functions: { invoke: async () => ({ status: 0, body: null, duration_ms: 0 }) } });
+      const transcript = (call.transcript as Array<{ role: 'agent' | 'user'; text: string }>).map((e) => ({ role: e.role, text: e.text }));
+      const extracted = await engine.extract(agent, transcript);
+      await db
+        .updateTable('calls')
+        .set({ extracted: JSON.stringify(extracted), updated_at: deps.clock.now() })
+        .where('id', '=', id)
+        .where('workspace_id', '=', workspaceId)
+        .execute();
+      return callOf(workspaceId, id);
+    },
+
+    /** Live calls of the workspace (the phone-number release check uses the same rule). */
+    async liveCount(workspaceId: string): Promise<number> {
+      const row = await sql<{ n: number }>`select count(*)::integer as n from calls where workspace_id = ${workspaceId} and status in ('ringing', 'in_progress')`.execute(db);
+      return row.rows[0]?.n ?? 0;
+    },
+  };
+}
+
+export type CallsService = ReturnType<typeof createCallsService>;

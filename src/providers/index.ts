@@ -1,0 +1,76 @@
+import type { LLM } from '../engine/llm-port.ts';
+import { createBlobStore } from '../platform/blobs/index.ts';
+import type { BlobStore } from '../platform/blobs/port.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { CpuPool } from '../platform/cpu-pool.ts';
+import type { Database } from '../platform/db/schema.ts';
+import { createLlm } from './llm/index.ts';
+import { createTtsRegistryFromConfig, type TtsConfig, type TtsRegistry } from './tts/index.ts';
+import { createRuntimeSpeech } from './tts/runtime-speech.ts';
+import { createSandboxTelephony, type SandboxTelephony } from './telephony/sandbox.ts';
+import { createScaledClock } from '../runtime/clock.ts';
+import type { RuntimeClock, SpeechToText, TextToSpeech } from '../runtime/ports.ts';
+
+// The adapters of this deployment, built once per app from configuration and handed to the
+// modules (buildApp({providers}) replaces any of them, as tests and benchmarks do). Modules never
+// build an adapter themselves.
+
+export interface Providers {
+  /** The LLM adapter for an agent's `llm` setting; one per provider and model, reused. */
+  llmFor(llm: { provider: string; model: string }): LLM;
+  /** Built-in voices plus configured TTS providers. */
+  tts: TtsRegistry;
+  /** Recordings and other large binaries. */
+  blobs: BlobStore;
+  /** Places and answers calls (the sandbox simulates the callee). */
+  telephony: SandboxTelephony;
+  /** The clock live calls run on: simulated time at SANDBOX_SPEED for the sandbox, real time otherwise. */
+  callClock: RuntimeClock;
+  /** Speech for live calls: the TTS providers at the runtime's 16 kHz, repeated lines cached. */
+  speech: TextToSpeech;
+  /** The deployment's recogniser for real audio (STT_BASE_URL); the sandbox brings its own per call. */
+  stt?: SpeechToText;
+}
+
+export interface ProviderInputs {
+  config: {
+    llm: { baseUrl?: string; apiKey?: string; model: string };
+    tts: TtsConfig;
+    blobStore: 'fs' | 'postgres';
+    dataDir: string;
+    sandboxSpeed: number;
+  };
+  clock: Clock;
+  cpu: CpuPool;
+  db: Database;
+}
+
+const MAX_CACHED_LLMS = 100;
+
+export function createProviders(inputs: ProviderInputs, overrides: Partial<Providers> = {}): Providers {
+  const { config, clock } = inputs;
+  // An OpenAI client keeps its connections: one adapter per provider and model.
+  const llms = new Map<string, LLM>();
+  const llmFor = (llm: { provider: string; model: string }) => {
+    const key = `${llm.provider}:${llm.model}`;
+    let adapter = llms.get(key);
+    if (!adapter) {
+      adapter = llm.provider === 'openai' ? createLlm({ ...config.llm, model: llm.model }, { clock }) : createLlm({ model: llm.model }, { clock });
+      if (llms.size < MAX_CACHED_LLMS) llms.set(key, adapter);
+    }
+    return adapter;
+  };
+  // Synthesis runs in the app's worker threads (a 300-letter preview is about a second of CPU).
+  const tts = overrides.tts ?? createTtsRegistryFromConfig(config, { cpu: inputs.cpu });
+  const speech = overrides.speech ?? createRuntimeSpeech(tts);
+  const callClock = overrides.callClock ?? createScaledClock(config.sandboxSpeed);
+  return {
+    llmFor: overrides.llmFor ?? llmFor,
+    tts,
+    blobs: overrides.blobs ?? createBlobStore(config, inputs.db),
+    speech,
+    callClock,
+    telephony: overrides.telephony ?? createSandboxTelephony({ clock: callClock, tts: speech }),
+    stt: overrides.stt,
+  };
+}

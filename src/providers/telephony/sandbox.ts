@@ -1,0 +1,117 @@
+import { createMediaPair } from '../../runtime/media-pair.ts';
+import type { CallerUtterance, CallMedia, DialOutcome, DialRequest, InboundRequest, RuntimeClock, TelephonyProvider, TextToSpeech } from '../../runtime/ports.ts';
+import { createPassThroughStt, createScriptedCaller } from '../../runtime/scripted-caller.ts';
+
+// The sandbox telephony provider (DESIGN "Sandbox telephony"): it simulates the callee. The
+// destination number decides what happens; any other number answers and holds a short scripted
+// conversation ending with goodbye. The simulated caller speaks through the same media path as a
+// real one (synthesised audio, its text passed through as the sandbox's STT). Times are simulated.
+
+export const SANDBOX_NUMBERS = {
+  busy: '+15550100101',
+  noAnswer: '+15550100102',
+  failsToConnect: '+15550100103',
+  asksForHuman: '+15550100104',
+  voicemail: '+15550100105',
+  hangsUp: '+15550100106',
+  mediaError: '+15550100107',
+} as const;
+
+/** The caller id the sandbox provides when a call names none. */
+export const SANDBOX_CALLER_ID = '+15550100001';
+
+export const RING_MS = 2000;
+export const NO_ANSWER_MS = 20_000;
+export const CONNECT_FAILURE_MS = 300;
+
+export const DEFAULT_SCRIPT: CallerUtterance[] = ["Hi, I'm calling to ask about your opening hours.", 'Great, thank you. Goodbye!'];
+const HUMAN_SCRIPT: CallerUtterance[] = ['Hi, can I speak to a human, please?'];
+const MID_CALL_SCRIPT: CallerUtterance[] = ['Hi, I have a quick question about my order.'];
+const MACHINE_GREETING = "Hi, you've reached the voicemail of this number. Please leave a message after the tone.";
+
+export interface SandboxTelephonyDeps {
+  clock: RuntimeClock;
+  tts: TextToSpeech;
+  /** The caller's voice; a built-in voice id. */
+  callerVoice?: string;
+}
+
+export interface SandboxTelephony extends TelephonyProvider {
+  /** An inbound call to one of the workspace's numbers, from a simulated caller. */
+  acceptInbound(request: InboundRequest): CallMedia;
+}
+
+export function createSandboxTelephony(deps: SandboxTelephonyDeps): SandboxTelephony {
+  const { clock } = deps;
+  const voice = deps.callerVoice ?? 'builtin-ben';
+
+  function wait(ms: number, signal?: AbortSignal): Promise<boolean> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve(false);
+      const timer = clock.setTimer(() => resolve(true), ms);
+      signal?.addEventListener('abort', () => {
+        timer.cancel();
+        resolve(false);
+      });
+    });
+  }
+
+  /** The callee's side of a connected call. */
+  function connect(to: string, simulation: DialRequest['simulation']): CallMedia {
+    const { stream, far } = createMediaPair();
+    const stt = createPassThroughStt();
+    const machine = to === SANDBOX_NUMBERS.voicemail;
+    const own = simulation?.caller_script;
+    const script = own ?? (to === SANDBOX_NUMBERS.asksForHuman ? HUMAN_SCRIPT : machine ? [] : to === SANDBOX_NUMBERS.hangsUp || to === SANDBOX_NUMBERS.mediaError ? MID_CALL_SCRIPT : DEFAULT_SCRIPT);
+    const caller = createScriptedCaller(
+      {
+        clock,
+        far,
+        tts: deps.tts,
+        voice,
+        script,
+        opening: machine ? MACHINE_GREETING : undefined,
+        // The greeting is the first agent turn; these hang up after the agent's first answer.
+        hangUpAfterAgentTurns: to === SANDBOX_NUMBERS.hangsUp ? 2 : undefined,
+        failAfterAgentTurns: to === SANDBOX_NUMBERS.mediaError ? 2 : undefined,
+      },
+      stt,
+    );
+    caller.start();
+    return {
+      stream,
+      stt,
+      answeredBy: machine ? 'machine' : 'human',
+      async transfer() {
+        caller.stop();
+        stream.close();
+      },
+      async hangup() {
+        caller.stop();
+        stream.close();
+      },
+    };
+  }
+
+  return {
+    name: 'sandbox',
+    async dial(request: DialRequest): Promise<DialOutcome> {
+      const { to, signal } = request;
+      if (to === SANDBOX_NUMBERS.failsToConnect) {
+        await wait(CONNECT_FAILURE_MS, signal);
+        return { kind: 'failed', message: 'the sandbox number fails to connect' };
+      }
+      if (to === SANDBOX_NUMBERS.noAnswer) {
+        await wait(NO_ANSWER_MS, signal);
+        return { kind: 'no_answer' };
+      }
+      const rang = await wait(RING_MS, signal);
+      if (to === SANDBOX_NUMBERS.busy) return { kind: 'busy' };
+      if (!rang) return { kind: 'failed', message: 'canceled while ringing' };
+      return { kind: 'answered', media: connect(to, request.simulation) };
+    },
+    acceptInbound(request: InboundRequest): CallMedia {
+      return connect(request.to, request.simulation);
+    },
+  };
+}

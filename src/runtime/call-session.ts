@@ -1,0 +1,353 @@
+import type { DialogueEngine, EngineAction, Turn } from '../engine/types.ts';
+import { latencySummary, type RecorderSink, type SessionOutcome, type SessionObserver, type TranscriptEntry } from './outcome.ts';
+import type { CallAgent, CallMedia, RuntimeClock, RuntimeTimer, SpeechToText, TextToSpeech } from './ports.ts';
+import { createSentenceStream, playedWords } from './sentence-stream.ts';
+import { createSpeaker, type SpokenSegment } from './speaker.ts';
+import { createTurnDetector, type Utterance } from './turn-detector.ts';
+
+// One live call: the streamed turn loop of DESIGN "Call runtime" over a MediaStream. Caller frames
+// → VAD → end of turn → STT → engine.respond (streamed) → sentences → TTS → frames paced out.
+// Barge-in, silence, max duration, transfer, end call and voicemail live here; persistence does
+// not (the observer is told, and the outcome is handed back at the end). No HTTP, no SQL, no vendor.
+
+export const STILL_THERE_PROMPT = 'Are you still there?';
+export const REPEAT_PROMPT = "Sorry, I didn't catch that. Could you say it again?";
+
+export interface CallSessionDeps {
+  clock: RuntimeClock;
+  media: CallMedia;
+  stt: SpeechToText;
+  tts: TextToSpeech;
+  engine: DialogueEngine;
+  agent: CallAgent;
+  workspaceId: string;
+  variables: Record<string, string>;
+  /** PCM16 16 kHz frame classifier (WebRTC VAD). */
+  isSpeech(frame: Int16Array): boolean;
+  observer: SessionObserver;
+  recorder?: RecorderSink;
+}
+
+type After = { kind: 'end'; reason: 'caller_goodbye' | 'agent_end_call' } | { kind: 'transfer'; to: string; reason: string } | { kind: 'voicemail' };
+
+interface AgentTurn {
+  segments: SpokenSegment[];
+  controller: AbortController;
+  /** Clock time the caller's turn ended (null for turns that answer nobody: greeting, prompts). */
+  turnEndAt: number | null;
+  firstFrameAt: number | null;
+  timings: { stt_ms: number; llm_first_token_ms: number; tts_first_audio_ms: number } | null;
+  after: After | null;
+  /** The reply is complete (all sentences handed to TTS). */
+  generated: boolean;
+  /** Sentences waiting for synthesis, in order. */
+  pending: string[];
+  synthesizing: boolean;
+}
+
+export function createCallSession(deps: CallSessionDeps) {
+  const { clock, media, agent } = deps;
+  const { stream } = media;
+  const transcript: TranscriptEntry[] = [];
+  const history: Turn[] = [];
+  const timers = new Set<RuntimeTimer>();
+  const answeredAt = clock.now();
+  let turn: AgentTurn | null = null;
+  let silenceTimer: RuntimeTimer | null = null;
+  let promptedStillThere = false;
+  let voicemailPending = media.answeredBy === 'machine';
+  let ended = false;
+  let resolveOutcome!: (outcome: SessionOutcome) => void;
+  const outcome = new Promise<SessionOutcome>((resolve) => {
+    resolveOutcome = resolve;
+  });
+
+  const since = (atMs: number) => Math.max(0, Math.round(atMs - answeredAt));
+  const later = (fn: () => void, ms: number) => {
+    const timer = clock.setTimer(() => {
+      timers.delete(timer);
+      fn();
+    }, ms);
+    timers.add(timer);
+    return timer;
+  };
+
+  const speaker = createSpeaker({
+    clock,
+    stream,
+    onFrame: (frame, atMs) => deps.recorder?.addAgent(since(atMs), frame),
+    onOverflow: () => finish({ status: 'failed', endReason: 'media_error', error: { code: 'media_error', message: 'the transport could not keep up with the audio' } }),
+  });
+
+  const detector = createTurnDetector({
+    isSpeech: deps.isSpeech,
+    turnEndSilenceMs: agent.turn_end_silence_ms,
+    onSpeechStart: () => {
+      silenceTimer?.cancel();
+      silenceTimer = null;
+    },
+    onSpeech: (speechMs) => {
+      if (turn && agent.interruptible && speechMs >= agent.barge_in_min_ms && !voicemailPending) bargeIn();
+    },
+    onUtterance: (utterance) => void onUtterance(utterance),
+  });
+
+  function record(entry: TranscriptEntry) {
+    transcript.push(entry);
+    history.push({ role: entry.role, text: entry.text });
+    deps.observer.transcript(entry, transcript.length);
+  }
+
+  function armSilence() {
+    silenceTimer?.cancel();
+    silenceTimer = later(() => {
+      silenceTimer = null;
+      if (ended || turn) return;
+      if (promptedStillThere) return finish({ status: 'completed', endReason: 'silence_timeout' });
+      promptedStillThere = true;
+      speak(STILL_THERE_PROMPT, null);
+    }, agent.silence_timeout_seconds * 1000);
+  }
+
+  // ---- the agent's side -------------------------------------------------------------------
+
+  function startTurn(turnEndAt: number | null, sttMs: number): AgentTurn {
+    const started: AgentTurn = {
+      segments: [],
+      controller: new AbortController(),
+      turnEndAt,
+      firstFrameAt: null,
+      timings: turnEndAt === null ? null : { stt_ms: sttMs, llm_first_token_ms: 0, tts_first_audio_ms: 0 },
+      after: null,
+      generated: false,
+      pending: [],
+      synthesizing: false,
+    };
+    turn = started;
+    return started;
+  }
+
+  /** Synthesises the turn's pending sentences one after another, queueing their audio. */
+  async function synthesize(current: AgentTurn) {
+    if (current.synthesizing) return;
+    current.synthesizing = true;
+    try {
+      while (current.pending.length > 0 && turn === current && !ended) {
+        const sentence = current.pending.shift() as string;
+        const askedAt = clock.now();
+        for await (const pcm of deps.tts.synthesize(sentence, agent.voice, { signal: current.controller.signal })) {
+          if (turn !== current || ended) return;
+          if (current.timings && current.timings.tts_first_audio_ms === 0) current.timings.tts_first_audio_ms = Math.round(clock.now() - askedAt);
+          if (current.firstFrameAt === null) {
+            void speaker.nextFrame().then((at) => {
+              if (current.firstFrameAt === null) current.firstFrameAt = at;
+            });
+          }
+          const segment = speaker.enqueue(sentence, pcm);
+          if (!segment) return finish({ status: 'failed', endReason: 'media_error', error: { code: 'media_error', message: 'the agent reply exceeded the audio bound' } });
+          current.segments.push(segment);
+        }
+      }
+    } catch (error) {
+      if (turn === current && !ended) deps.observer.error('tts_failed', error instanceof Error ? error.message : String(error));
+    } finally {
+      current.synthesizing = false;
+    }
+    if (turn === current && current.generated && current.pending.length === 0) void completeTurn(current);
+  }
+
+  /** Once the reply is generated, synthesised and played out: the transcript entry, then what follows. */
+  async function completeTurn(current: AgentTurn) {
+    await speaker.idle();
+    if (turn !== current || ended) return;
+    turn = null;
+    const text = current.segments.map((s) => s.text).join(' ').trim();
+    if (text) {
+      const start = current.firstFrameAt ?? clock.now();
+      const entry: TranscriptEntry = { role: 'agent', text, start_ms: since(start), end_ms: since(clock.now()) };
+      if (current.turnEndAt !== null && current.firstFrameAt !== null) {
+        entry.latency_ms = Math.round(current.firstFrameAt - current.turnEndAt);
+        if (current.timings) entry.timings = current.timings;
+      }
+      record(entry);
+      stream.mark(`agent-turn-${transcript.length}`);
+    }
+    const after = current.after;
+    if (!after) return armSilence();
+    if (after.kind === 'end') return finish({ status: 'completed', endReason: after.reason });
+    if (after.kind === 'voicemail') return finish({ status: 'voicemail', endReason: 'voicemail' });
+    deps.observer.transfer(after.to, after.reason);
+    await media.transfer(after.to).catch((error) => deps.observer.error('transfer_failed', String(error)));
+    finish({ status: 'transferred', endReason: 'transferred', transferredTo: after.to });
+  }
+
+  /** A fixed text (greeting, prompt, voicemail message) as an agent turn that answers nobody. */
+  function speak(text: string, after: After | null) {
+    const current = startTurn(null, 0);
+    current.after = after;
+    current.pending.push(...splitSentences(text));
+    current.generated = true;
+    void synthesize(current);
+  }
+
+  function splitSentences(text: string): string[] {
+    const out: string[] = [];
+    const splitter = createSentenceStream((s) => out.push(s));
+    splitter.push(text);
+    splitter.flush();
+    return out;
+  }
+
+  async function respond(userText: string, turnEndAt: number, sttMs: number) {
+    const current = startTurn(turnEndAt, sttMs);
+    const askedAt = clock.now();
+    const splitter = createSentenceStream((sentence) => {
+      current.pending.push(sentence);
+      void synthesize(current);
+    });
+    let result: { reply: string; actions: EngineAction[] };
+    try {
+      result = await deps.engine.respond({
+        workspaceId: deps.workspaceId,
+        agent,
+        history: history.slice(0, -1),
+        userText,
+        variables: deps.variables,
+        signal: current.controller.signal,
+        onReplyDelta: (fragment) => {
+          if (turn !== current) return;
+          if (current.timings && current.timings.llm_first_token_ms === 0) current.timings.llm_first_token_ms = Math.max(1, Math.round(clock.now() - askedAt));
+          splitter.push(fragment);
+        },
+      });
+    } catch (error) {
+      if (turn !== current || ended) return;
+      deps.observer.error('llm_failed', error instanceof Error ? error.message : String(error));
+      result = { reply: REPEAT_PROMPT, actions: [] };
+      splitter.push(REPEAT_PROMPT);
+    }
+    if (turn !== current || ended) return;
+    splitter.flush();
+    for (const action of result.actions) {
+      if (action.type === 'transfer_call') current.after = { kind: 'transfer', to: action.to, reason: action.reason };
+      else if (action.type === 'end_call') current.after = { kind: 'end', reason: action.reason };
+    }
+    current.generated = true;
+    if (!current.synthesizing) void synthesize(current);
+  }
+
+  /** The caller spoke over the agent: stop, drop what was not heard, keep what was. */
+  function bargeIn() {
+    const current = turn;
+    if (!current) return;
+    turn = null;
+    current.controller.abort();
+    speaker.clear();
+    stream.clear();
+    const heard = current.segments
+      .map((s) => playedWords(s.text, s.played, s.frames))
+      .filter(Boolean)
+      .join(' ')
+      .trim();
+    if (!heard || current.firstFrameAt === null) return;
+    const entry: TranscriptEntry = { role: 'agent', text: heard, start_ms: since(current.firstFrameAt), end_ms: since(clock.now()), interrupted: true };
+    if (current.turnEndAt !== null) {
+      entry.latency_ms = Math.round(current.firstFrameAt - current.turnEndAt);
+      if (current.timings) entry.timings = current.timings;
+    }
+    record(entry);
+  }
+
+  // ---- the caller's side ------------------------------------------------------------------
+
+  async function onUtterance(utterance: Utterance) {
+    if (ended) return;
+    // Speech while the agent talks that was too short to barge in (a cough, "mm-hm") is not a turn.
+    if (turn && !voicemailPending) return;
+    const turnEndAt = clock.now();
+    let text = '';
+    const sttStarted = clock.now();
+    try {
+      text = (await deps.stt.transcribe(utterance.audio, { language: agent.language })).trim();
+    } catch (error) {
+      if (ended) return;
+      deps.observer.error('stt_failed', error instanceof Error ? error.message : String(error));
+      if (!turn) speak(REPEAT_PROMPT, null);
+      return;
+    }
+    const sttMs = Math.round(clock.now() - sttStarted);
+    if (ended || !text) return;
+    promptedStillThere = false;
+    record({ role: 'user', text, start_ms: since(utterance.startMs), end_ms: since(utterance.endMs) });
+    if (voicemailPending) {
+      voicemailPending = false;
+      return speak(agent.voicemail.message ?? `Hello, this is ${agent.name}. Please call us back.`, { kind: 'voicemail' });
+    }
+    await respond(text, turnEndAt, sttMs);
+  }
+
+  // ---- the end ----------------------------------------------------------------------------
+
+  function finish(end: Omit<SessionOutcome, 'durationMs' | 'transcript' | 'latency'>) {
+    if (ended) return;
+    ended = true;
+    turn?.controller.abort();
+    turn = null;
+    silenceTimer?.cancel();
+    for (const timer of timers) timer.cancel();
+    timers.clear();
+    speaker.clear();
+    if (end.endReason !== 'customer_hangup' && end.endReason !== 'media_error' && end.status !== 'transferred') {
+      void media.hangup().catch(() => undefined);
+    }
+    resolveOutcome({ ...end, durationMs: since(clock.now()), transcript, latency: latencySummary(transcript) });
+  }
+
+  return {
+    /** Starts the conversation; resolves with the outcome when the call has ended. */
+    run(): Promise<SessionOutcome> {
+      stream.onFrame((frame) => {
+        if (ended) return;
+        const at = clock.now();
+        deps.recorder?.addCaller(since(at), frame);
+        detector.feed(frame, at);
+      });
+      stream.onClose((reason) => {
+        if (reason.kind === 'hangup') finish({ status: 'completed', endReason: 'customer_hangup' });
+        else {
+          deps.observer.error('media_error', reason.message);
+          finish({ status: 'failed', endReason: 'media_error', error: { code: 'media_error', message: reason.message } });
+        }
+      });
+      later(() => finish({ status: 'completed', endReason: 'max_duration' }), agent.max_duration_seconds * 1000);
+      if (voicemailPending) {
+        if (agent.voicemail.action === 'hangup') finish({ status: 'voicemail', endReason: 'voicemail' });
+        // Otherwise wait for the machine's greeting to end (its utterance), then leave the message.
+      } else {
+        const greeting = deps.engine.greet(agent, deps.variables);
+        speak(greeting.text, null);
+      }
+      return outcome;
+    },
+    /** Ends the call from outside (API hang-up, empty wallet, lost ownership). */
+    end(reason: 'api_hangup' | 'insufficient_balance') {
+      finish({ status: 'completed', endReason: reason });
+    },
+    /** Transfers the call now (API transfer). */
+    async transfer(to: string, reason = 'requested through the API') {
+      if (ended) return;
+      deps.observer.transfer(to, reason);
+      turn?.controller.abort();
+      speaker.clear();
+      await media.transfer(to).catch((error) => deps.observer.error('transfer_failed', String(error)));
+      finish({ status: 'transferred', endReason: 'transferred', transferredTo: to });
+    },
+    /** Clock milliseconds since the call was answered. */
+    elapsedMs: () => since(clock.now()),
+    get ended() {
+      return ended;
+    },
+  };
+}
+
+export type CallSession = ReturnType<typeof createCallSession>;

@@ -1,0 +1,19 @@
+import type { RuntimeClock } from './ports.ts';
+
+// Runtime clocks. A call session paces audio and times its turns by one of these: real time for
+// real calls, simulated time for the sandbox (SANDBOX_SPEED divides it), so a sandbox call at
+// speed 50 runs the very same code 50 times faster.
+
+/** Real time (speed 1) or simulated time running `speed` times faster than the wall clock. */
+export function createScaledClock(speed = 1): RuntimeClock {
+  if (!(speed > 0)) throw new Error(`clock speed must be positive, got ${speed}`);
+  const origin = performance.now();
+  return {
+    scale: 1 / speed,
+    now: () => (performance.now() - origin) * speed,
+    setTimer(fn, ms) {
+      const timer = setTimeout(fn, Math.max(0, ms / speed));
+      return { cancel: () => clearTimeout(timer) };
+    },
+  };
+}

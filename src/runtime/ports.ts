@@ -1,0 +1,100 @@
+// The ports of the call runtime, owned by it (adapters in src/providers/ implement them). The
+// runtime speaks PCM16 mono 16 kHz in frames of 20 ms; adapters convert at the edge. Nothing here
+// knows HTTP, SQL or a vendor.
+import type { EngineAgent } from '../engine/types.ts';
+
+/** Time as the runtime sees it: milliseconds, simulated in the sandbox (SANDBOX_SPEED), real elsewhere. */
+export interface RuntimeClock {
+  /** Milliseconds since an arbitrary origin, monotonic. */
+  now(): number;
+  /** Calls `fn` after `ms` of this clock's time. */
+  setTimer(fn: () => void, ms: number): RuntimeTimer;
+  /** Real milliseconds per millisecond of this clock (1 in real time, 1/50 at SANDBOX_SPEED 50). */
+  readonly scale: number;
+}
+
+export interface RuntimeTimer {
+  cancel(): void;
+}
+
+/** Why the far end closed the media: the caller hung up, or the transport failed. */
+export type MediaCloseReason = { kind: 'hangup' } | { kind: 'error'; message: string };
+
+/** One live audio connection: frames in, frames out, playback control. */
+export interface MediaStream {
+  /** Registers the receiver of the caller's frames (320 samples each). */
+  onFrame(listener: (frame: Int16Array) => void): void;
+  /** Registers the receiver of marks the far end has played (see `mark`). */
+  onMark(listener: (name: string) => void): void;
+  /** Registers the receiver of the far end closing (hang-up or media failure); called at most once. */
+  onClose(listener: (reason: MediaCloseReason) => void): void;
+  /** Writes one agent frame. Returns false when the transport is over its bound (a slow peer). */
+  send(frame: Int16Array): boolean;
+  /** Tells the far end that the agent's audio up to here belongs to `name` (Twilio `mark`). */
+  mark(name: string): void;
+  /** Stops playback of what was sent and not yet played (barge-in; Twilio `clear`). */
+  clear(): void;
+  /** Closes the media from our side. */
+  close(): void;
+}
+
+export interface SpeechToText {
+  /** The text of one caller utterance (PCM16 16 kHz), or '' when nothing was said. */
+  transcribe(audio: Int16Array, options: { language: string; signal?: AbortSignal }): Promise<string>;
+}
+
+export interface TextToSpeech {
+  /** Speaks `text` in `voice`: PCM16 16 kHz chunks as they are produced. */
+  synthesize(text: string, voice: string, options?: { signal?: AbortSignal }): AsyncIterable<Int16Array>;
+}
+
+/** A connected call as the telephony adapter hands it over. */
+export interface CallMedia {
+  stream: MediaStream;
+  /** The adapter's own recogniser (the sandbox passes the simulated caller's text through); else the deployment's. */
+  stt?: SpeechToText;
+  /** `machine` when an answering machine picked up (voicemail handling). */
+  answeredBy: 'human' | 'machine';
+  /** Hands the call to `to` (the media ends after it). */
+  transfer(to: string): Promise<void>;
+  /** Ends the call from our side. */
+  hangup(): Promise<void>;
+}
+
+export type DialOutcome = { kind: 'answered'; media: CallMedia } | { kind: 'busy' } | { kind: 'no_answer' } | { kind: 'failed'; message: string };
+
+export interface DialRequest {
+  callId: string;
+  from: string;
+  to: string;
+  /** `simulation` of the call (sandbox: the caller script). */
+  simulation: { caller_script?: CallerUtterance[] } | null;
+  signal: AbortSignal;
+}
+
+export interface InboundRequest {
+  callId: string;
+  from: string;
+  to: string;
+  simulation: { caller_script?: CallerUtterance[] } | null;
+}
+
+/** The sandbox caller's lines: said after the agent's turn, or `interrupt_after_ms` into it (barge-in). */
+export type CallerUtterance = string | { text: string; interrupt_after_ms: number };
+
+export interface TelephonyProvider {
+  readonly name: string;
+  /** Places an outbound call; resolves when it is answered or has failed. */
+  dial(request: DialRequest): Promise<DialOutcome>;
+}
+
+/** The agent as a live call runs it. */
+export interface CallAgent extends EngineAgent {
+  voice: string;
+  max_duration_seconds: number;
+  voicemail: { action: 'hangup' | 'leave_message'; message: string | null };
+  turn_end_silence_ms: number;
+  barge_in_min_ms: number;
+  interruptible: boolean;
+  silence_timeout_seconds: number;
+}

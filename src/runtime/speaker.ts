@@ -1,0 +1,128 @@
+import { FRAME_MS, FRAME_SAMPLES } from './audio/frames.ts';
+import type { MediaStream, RuntimeClock, RuntimeTimer } from './ports.ts';
+
+// The agent's mouth: synthesised audio queued by segment (one sentence each), written to the
+// transport one 20 ms frame at a time, paced by the runtime clock (never faster than it plays, so
+// a barge-in drops what was not yet heard). Knows which part of each segment was played.
+
+export interface SpokenSegment {
+  text: string;
+  frames: number;
+  played: number;
+}
+
+export interface SpeakerDeps {
+  clock: RuntimeClock;
+  stream: MediaStream;
+  /** Every frame written, with the clock time it was written at (the recorder). */
+  onFrame?: (frame: Int16Array, atMs: number) => void;
+  /** The transport refused a frame (over its bound): the peer is too slow. */
+  onOverflow?: () => void;
+  /** Bound on queued audio, in frames (default 5 minutes). */
+  maxQueuedFrames?: number;
+}
+
+interface QueuedSegment extends SpokenSegment {
+  pcm: Int16Array;
+}
+
+export function createSpeaker(deps: SpeakerDeps) {
+  const { clock, stream } = deps;
+  const maxQueued = deps.maxQueuedFrames ?? (5 * 60_000) / FRAME_MS;
+  let queue: QueuedSegment[] = [];
+  let queuedFrames = 0;
+  let timer: RuntimeTimer | null = null;
+  /** Clock time at which the next frame is due (frames keep their cadence across segments). */
+  let nextDue = 0;
+  const idleWaiters: Array<() => void> = [];
+  const firstFrameWaiters: Array<(atMs: number) => void> = [];
+
+  function head(): QueuedSegment | undefined {
+    while (queue.length > 0 && queue[0].played >= queue[0].frames) queue.shift();
+    return queue[0];
+  }
+
+  function frameOf(segment: QueuedSegment, index: number): Int16Array {
+    const start = index * FRAME_SAMPLES;
+    const frame = segment.pcm.subarray(start, start + FRAME_SAMPLES);
+    if (frame.length === FRAME_SAMPLES) return frame;
+    const padded = new Int16Array(FRAME_SAMPLES);
+    padded.set(frame);
+    return padded;
+  }
+
+  function tick() {
+    timer = null;
+    const now = clock.now();
+    // Write every frame that is due by now (at high simulated speed several per timer tick).
+    while (nextDue <= now) {
+      const segment = head();
+      if (!segment) break;
+      const frame = frameOf(segment, segment.played);
+      segment.played++;
+      queuedFrames--;
+      if (!stream.send(frame)) {
+        deps.onOverflow?.();
+        return;
+      }
+      deps.onFrame?.(frame, nextDue);
+      for (const waiter of firstFrameWaiters.splice(0)) waiter(nextDue);
+      nextDue += FRAME_MS;
+    }
+    if (head()) {
+      timer = clock.setTimer(tick, nextDue - now);
+      return;
+    }
+    // Queue empty: idle once the last written frame has had its time to play.
+    const playedOut = () => {
+      timer = null;
+      if (head()) return tick();
+      for (const waiter of idleWaiters.splice(0)) waiter();
+    };
+    timer = clock.setTimer(playedOut, Math.max(0, nextDue - now));
+  }
+
+  return {
+    /**
+     * Queues one segment's audio (PCM16 16 kHz). Answers the segment, whose `played` counts the
+     * frames written as they go, or null when the bound is reached.
+     */
+    enqueue(text: string, pcm: Int16Array): SpokenSegment | null {
+      const frames = Math.ceil(pcm.length / FRAME_SAMPLES);
+      if (queuedFrames + frames > maxQueued) return null;
+      const segment: QueuedSegment = { text, pcm, frames, played: 0 };
+      if (frames === 0) return segment;
+      queue.push(segment);
+      queuedFrames += frames;
+      if (!timer) {
+        nextDue = Math.max(nextDue, clock.now());
+        tick();
+      }
+      return segment;
+    },
+    /** True while audio is queued or still playing out. */
+    get busy(): boolean {
+      return timer !== null || head() !== undefined;
+    },
+    /** Resolves with the clock time of the next frame written. */
+    nextFrame(): Promise<number> {
+      return new Promise((resolve) => firstFrameWaiters.push(resolve));
+    },
+    /** Resolves when everything queued has been played out. */
+    idle(): Promise<void> {
+      if (!this.busy) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    /** Drops what was not written yet (segments keep their `played` count); pending waits resolve. */
+    clear(): void {
+      timer?.cancel();
+      timer = null;
+      queue = [];
+      queuedFrames = 0;
+      nextDue = 0;
+      for (const waiter of idleWaiters.splice(0)) waiter();
+    },
+  };
+}
+
+export type Speaker = ReturnType<typeof createSpeaker>;
