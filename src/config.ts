@@ -160,6 +160,8 @@ export function loadConfig(env: Env = process.env) {
       maxConcurrent: int(env, 'MAX_CONCURRENT_CALLS', 10, 1, 1000),
       /** Calls this process runs at once, all workspaces together (the worker's claim size). */
       workerCapacity: int(env, 'CALL_WORKER_CAPACITY', 500, 1, 10_000),
+      /** A live call's lease; renewed every third of it. A call whose process died ends when it runs out. */
+      leaseMs: int(env, 'CALL_LEASE_SECONDS', 30, 1, 600) * 1000,
     },
     /** Where recordings go: DATA_DIR/blobs, or the database (several instances). */
     blobStore: oneOf(env, 'BLOB_STORE', ['fs', 'postgres'] as const, 'fs'),

@@ -27,7 +27,7 @@ async function main() {
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : undefined;
   redis?.on('error', (err) => console.error(`redis: ${err.message}`));
   const jwtSecret = await resolveJwtSecret(config.auth.jwtSecret, config.dataDir);
-  const { app, platform } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis });
+  const { app, platform, calls } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis });
   const webhookWorker =
     config.role === 'api'
       ? null
@@ -52,6 +52,7 @@ async function main() {
     // Stop claiming first; deliveries in flight are recorded before the outbound client closes.
     await webhookWorker?.stop();
     await housekeeping?.stop();
+    await calls.worker.stop();
     await app.close();
     redis?.disconnect();
     await database.close();
@@ -59,6 +60,8 @@ async function main() {
 
   await webhookWorker?.start();
   housekeeping?.start();
+  // The dialer: queued calls (and calls whose process died) are picked up by ROLE=all|worker.
+  if (config.role !== 'api') await calls.worker.start();
   if (config.role !== 'worker') {
     await app.listen({ port: config.port, host: config.host });
     app.log.info(`docs at ${config.publicBaseUrl}/docs, schema at ${config.publicBaseUrl}/openapi.json (database: ${database.kind})`);

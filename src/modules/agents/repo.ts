@@ -21,6 +21,10 @@ export interface AgentValues {
   extraction_fields: ExtractionField[];
   end_call_phrases: string[];
   max_duration_seconds: number;
+  turn_end_silence_ms: number;
+  barge_in_min_ms: number;
+  interruptible: boolean;
+  silence_timeout_seconds: number;
   voicemail: AgentVoicemailColumn;
   webhook_url: string | null;
   webhook_events: string[];

@@ -68,6 +68,10 @@ export function presentAgent(row: AgentRow): Agent {
     extraction_fields: row.extraction_fields,
     end_call_phrases: row.end_call_phrases,
     max_duration_seconds: row.max_duration_seconds,
+    turn_end_silence_ms: row.turn_end_silence_ms,
+    barge_in_min_ms: row.barge_in_min_ms,
+    interruptible: row.interruptible,
+    silence_timeout_seconds: row.silence_timeout_seconds,
     voicemail: row.voicemail,
     webhook_url: row.webhook_url,
     webhook_events: row.webhook_events,
@@ -141,6 +145,10 @@ export function createAgentsService(deps: AgentsServiceDeps) {
       extraction_fields: normaliseFields(body.extraction_fields ?? []),
       end_call_phrases: body.end_call_phrases ?? [],
       max_duration_seconds: body.max_duration_seconds ?? DEFAULT_MAX_DURATION_SECONDS,
+      turn_end_silence_ms: body.turn_end_silence_ms ?? 500,
+      barge_in_min_ms: body.barge_in_min_ms ?? 250,
+      interruptible: body.interruptible ?? true,
+      silence_timeout_seconds: body.silence_timeout_seconds ?? 10,
       voicemail: body.voicemail ? { action: body.voicemail.action, message: body.voicemail.message ?? null } : { action: 'hangup', message: null },
       webhook_url: body.webhook_url ?? null,
       webhook_events: body.webhook_events ?? [],
@@ -278,7 +286,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     async update(ctx: WorkspaceContext, id: string, body: AgentUpdate): Promise<Agent> {
       const current = await mustFind(ctx, id);
       const changes: Partial<AgentValues> = {};
-      for (const key of ['name', 'prompt', 'first_message', 'language', 'voice', 'knowledge_base_ids', 'transfer_number', 'end_call_phrases', 'max_duration_seconds', 'webhook_url', 'webhook_events', 'metadata'] as const) {
+      for (const key of ['name', 'prompt', 'first_message', 'language', 'voice', 'knowledge_base_ids', 'transfer_number', 'end_call_phrases', 'max_duration_seconds', 'turn_end_silence_ms', 'barge_in_min_ms', 'interruptible', 'silence_timeout_seconds', 'webhook_url', 'webhook_events', 'metadata'] as const) {
         if (body[key] !== undefined) (changes as Record<string, unknown>)[key] = body[key];
       }
       if (body.llm !== undefined) changes.llm = normaliseLlm(body.llm, current.llm);

@@ -39,7 +39,7 @@ export function createCallsModule(platform: Platform, options: { linkSecret: str
     holder: `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
     rates,
   });
-  const ownership = createCallOwnership({ db, clock, journal, runner, logger: platform.logger, sandboxSpeed: config.sandboxSpeed });
+  const ownership = createCallOwnership({ db, clock, journal, runner, logger: platform.logger, leaseMs: config.calls.leaseMs, sandboxSpeed: config.sandboxSpeed });
   const worker = createCallWorker({ platform, runner, ownership });
   const service = createCallsService({
     db,
@@ -49,6 +49,7 @@ export function createCallsModule(platform: Platform, options: { linkSecret: str
     providers,
     knowledge,
     telephonyProvider: config.telephonyProvider,
+    leaseMs: config.calls.leaseMs,
     nudge: () => worker.nudge(),
   });
   async function removeContent(workspaceId: string, call: CallRow) {

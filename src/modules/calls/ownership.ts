@@ -4,7 +4,7 @@ import type { Database } from '../../platform/db/schema.ts';
 import { loadCallAgent } from '../agents/call-agent.ts';
 import { findLostCalls } from './dialer-sql.ts';
 import type { CallJournal } from './journal.ts';
-import { type CallRunner, LEASE_MS } from './runner.ts';
+import type { CallRunner } from './runner.ts';
 import type { CallControl } from './tables.ts';
 
 // Ownership of live calls: this process renews the leases of the calls it runs (and applies the
@@ -12,14 +12,13 @@ import type { CallControl } from './tables.ts';
 // calls whose owner stopped renewing (its process died): failed, media_error, runtime_lost,
 // billed up to the last renewal, with call.error then call.ended.
 
-export const RENEW_EVERY_MS = 10_000;
-
 export interface OwnershipDeps {
   db: Database;
   clock: Clock;
   journal: CallJournal;
   runner: CallRunner;
   logger: FastifyBaseLogger;
+  leaseMs: number;
   /** Simulated milliseconds per wall millisecond of sandbox calls (SANDBOX_SPEED). */
   sandboxSpeed: number;
 }
@@ -28,7 +27,7 @@ export function createCallOwnership(deps: OwnershipDeps) {
   const { db, clock, journal, runner, logger } = deps;
 
   async function renew(): Promise<void> {
-    const rows = await journal.renew(runner.holder, runner.liveIds(), LEASE_MS);
+    const rows = await journal.renew(runner.holder, runner.liveIds(), deps.leaseMs);
     for (const row of rows) {
       const control = row.control as CallControl | null;
       if (!control) continue;

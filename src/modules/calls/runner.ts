@@ -7,7 +7,7 @@ import type { Database } from '../../platform/db/schema.ts';
 import type { AgentDestination } from '../../platform/outbox/emit.ts';
 import type { Providers } from '../../providers/index.ts';
 import { encodeMp3InPool } from '../../providers/tts/mp3.ts';
-import { SAMPLE_RATE } from '../../runtime/audio/frames.ts';
+import { FRAME_MS, SAMPLE_RATE } from '../../runtime/audio/frames.ts';
 import { createCallRecorder } from '../../runtime/audio/recorder.ts';
 import { createVoiceActivityDetector } from '../../runtime/audio/vad.ts';
 import { type CallSession, createCallSession } from '../../runtime/call-session.ts';
@@ -21,8 +21,6 @@ import type { CallJournal, CallRef } from './journal.ts';
 // media), answer, the call session, then extraction and the recording off the event loop, and
 // the journal's final transaction. Keeps the registry of this process's live calls, through which
 // the API hangs up and transfers them.
-
-export const LEASE_MS = 30_000;
 
 export interface RunnerDeps {
   db: Database;
@@ -92,11 +90,16 @@ export function createCallRunner(deps: RunnerDeps) {
     });
     entry.session = session;
     // The wallet pays for every second: the call ends when its cost would pass the balance.
-    const perMs = (row.direction === 'web' ? deps.rates.webVoicePerMinMicros : deps.rates.callPerMinMicros) / 60_000;
-    const affordableMs = perMs > 0 ? (await balanceMicros(row.workspace_id)) / perMs : Number.POSITIVE_INFINITY;
-    const budget = Number.isFinite(affordableMs) ? clock.setTimer(() => session.end('insufficient_balance'), Math.max(0, affordableMs)) : null;
+    // Billing is per started second: end one frame before the last affordable second is done.
+    const perSecond = (row.direction === 'web' ? deps.rates.webVoicePerMinMicros : deps.rates.callPerMinMicros) / 60;
+    const affordableSeconds = perSecond > 0 ? Math.floor((await balanceMicros(row.workspace_id)) / perSecond) : Number.POSITIVE_INFINITY;
+    const budget = Number.isFinite(affordableSeconds)
+      ? clock.setTimer(() => session.end('insufficient_balance'), Math.max(0, affordableSeconds * 1000 - FRAME_MS))
+      : null;
     const outcome = await session.run();
     budget?.cancel();
+    // Ended by the wallet: billed to the budget, not to when the timer got round to it.
+    if (outcome.endReason === 'insufficient_balance') outcome.durationMs = Math.min(outcome.durationMs, affordableSeconds * 1000);
     vad.close();
     await flushed();
     const turns = outcome.transcript.map((e) => ({ role: e.role, text: e.text }));

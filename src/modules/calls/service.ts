@@ -14,7 +14,6 @@ import { findAssignedNumber } from '../phone-numbers/repo.ts';
 import type { CallRow } from './dialer-sql.ts';
 import type { CallJournal } from './journal.ts';
 import type { CallRunner } from './runner.ts';
-import { LEASE_MS } from './runner.ts';
 import type { InboundCallBody, OutboundCallBody } from './schemas-control.ts';
 
 // The operations that change a call: place one (queued for the dialer), hang up, transfer,
@@ -28,6 +27,7 @@ export interface CallsServiceDeps {
   providers: Providers;
   knowledge: KnowledgeSearch;
   telephonyProvider: 'sandbox' | 'twilio';
+  leaseMs: number;
   /** Wakes the dialer after a call is queued. */
   nudge(): void;
 }
@@ -117,7 +117,7 @@ export function createCallsService(deps: CallsServiceDeps) {
         }),
       );
       // Inbound calls are always answered (they count toward the live total, never wait).
-      await journal.ring(row, runner.holder, LEASE_MS);
+      await journal.ring(row, runner.holder, deps.leaseMs);
       const ringing = await callOf(workspaceId, id);
       const media = deps.providers.telephony.acceptInbound({ callId: id, from, to, simulation: body.simulation ?? null });
       void runner.runInbound(ringing, media);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
 import type { TestApp } from '../../../test/support/app.ts';
 import type { TestUser } from '../../../test/support/fixtures.ts';
@@ -43,4 +44,43 @@ export async function waitForEnd(t: TestApp, user: TestUser, callId: string, tim
     if (Date.now() > deadline) assert.fail(`call ${callId} still ${call.status} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** A finished call written straight into the tables (with a stored recording), for tests that only read. */
+export async function insertEndedCall(t: TestApp, user: TestUser): Promise<string> {
+  const agent = await createCallAgent(t, user);
+  const id = `call_${randomUUID().replaceAll('-', '').slice(0, 26)}`;
+  const key = `recordings/${user.workspaceId}/${id}.mp3`;
+  await t.platform.providers.blobs.put(key, Buffer.from('ID3 not really an mp3'), 'audio/mpeg');
+  const now = new Date();
+  await t.platform.db
+    .insertInto('calls')
+    .values({
+      id,
+      workspace_id: user.workspaceId,
+      agent_id: agent.id,
+      direction: 'outbound',
+      from_number: '+15550100001',
+      to_number: '+15550100200',
+      status: 'completed',
+      end_reason: 'caller_goodbye',
+      provider: 'sandbox',
+      started_at: now,
+      answered_at: now,
+      ended_at: now,
+      duration_ms: 1000,
+      billed_seconds: 1,
+      cost_micros: 1500,
+      transcript: JSON.stringify([{ role: 'agent', text: 'Hello.', start_ms: 0, end_ms: 900 }]),
+      extracted: JSON.stringify({}),
+      variables: JSON.stringify({}),
+      metadata: JSON.stringify({}),
+      recording_key: key,
+      recording_bytes: 21,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  await t.platform.db.insertInto('call_status_events').values({ call_id: id, seq: 1, status: 'completed', at: now }).execute();
+  return id;
 }

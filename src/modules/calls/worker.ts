@@ -1,8 +1,7 @@
 import type { Platform } from '../../platform/platform.ts';
 import { claimQueuedCalls } from './dialer-sql.ts';
 import type { createCallOwnership } from './ownership.ts';
-import { RENEW_EVERY_MS } from './ownership.ts';
-import { type CallRunner, LEASE_MS } from './runner.ts';
+import type { CallRunner } from './runner.ts';
 
 // The dialer: claims queued calls within each workspace's limit and runs them in this process
 // (up to CALL_WORKER_CAPACITY at once); renews the leases of the calls it runs and ends calls
@@ -32,7 +31,7 @@ export function createCallWorker(deps: CallWorkerDeps) {
     const rows = await claimQueuedCalls(db, clock, {
       holder: runner.holder,
       limit: capacity - runner.size,
-      leaseMs: LEASE_MS,
+      leaseMs: config.calls.leaseMs,
       defaultMaxConcurrent: config.calls.maxConcurrent,
     });
     for (const row of rows) {
@@ -46,11 +45,12 @@ export function createCallWorker(deps: CallWorkerDeps) {
 
   async function housekeeping(): Promise<void> {
     const now = Date.now();
-    if (now - lastRenewal >= RENEW_EVERY_MS) {
+    const renewEvery = config.calls.leaseMs / 3;
+    if (now - lastRenewal >= renewEvery) {
       lastRenewal = now;
       await ownership.renew();
     }
-    if (now - lastSweep >= RENEW_EVERY_MS / 2) {
+    if (now - lastSweep >= renewEvery / 2) {
       lastSweep = now;
       await ownership.endLost();
     }

@@ -74,14 +74,7 @@ export function callReadRoutes(deps: ReadRouteDeps): FastifyPluginAsyncTypebox {
     reply.header('Accept-Ranges', 'bytes').header('Cache-Control', 'private, max-age=3600').type('audio/mpeg');
     const range = parseRange(request.headers.range, stat.size);
     if (range === 'unsatisfiable') {
-      return reply.code(416).header('Content-Range', `bytes */${stat.size}`).type('application/problem+json').send({
-        type: 'about:blank',
-        title: 'Range Not Satisfiable',
-        status: 416,
-        detail: `the recording has ${stat.size} bytes`,
-        code: 'range_not_satisfiable',
-        request_id: request.id,
-      });
+      throw new AppError('range_not_satisfiable', `the recording has ${stat.size} bytes`, { headers: { 'Content-Range': `bytes */${stat.size}` } });
     }
     if (range) {
       const part = await deps.blobs.getRange(row.recording_key, range.start, range.end);
