@@ -30,6 +30,9 @@ import { agentsRoutes } from './modules/agents/routes.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import { knowledgeBaseRoutes } from './modules/knowledge-base/routes.ts';
 import { callsRoutes } from './modules/calls/routes.ts';
+import { phoneNumbersRoutes } from './modules/phone-numbers/routes.ts';
+import { dncRoutes } from './modules/dnc/routes.ts';
+import { analyticsRoutes } from './modules/analytics/routes.ts';
 import { type CallsModule, createCallsModule } from './modules/calls/module.ts';
 import { registerDeliveryBacklogGauge } from './modules/housekeeping/backlog-gauge.ts';
 
@@ -106,6 +109,9 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   await app.register(knowledgeBaseRoutes(platform));
   const calls = createCallsModule(platform, { linkSecret: inputs.jwtSecret });
   await app.register(callsRoutes(calls));
+  await app.register(phoneNumbersRoutes(platform));
+  await app.register(dncRoutes(platform));
+  await app.register(analyticsRoutes(platform));
 
   app.addHook('onClose', async () => {
     await calls.worker.stop();

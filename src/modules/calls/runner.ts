@@ -89,6 +89,9 @@ export function createCallRunner(deps: RunnerDeps) {
       recorder,
     });
     entry.session = session;
+    const ended = session.run();
+    // A hang-up asked for while the call was being connected takes effect now.
+    if (entry.dial.signal.aborted) session.end('api_hangup');
     // The wallet pays for every second: the call ends when its cost would pass the balance.
     // Billing is per started second: end one frame before the last affordable second is done.
     const perSecond = (row.direction === 'web' ? deps.rates.webVoicePerMinMicros : deps.rates.callPerMinMicros) / 60;
@@ -96,7 +99,7 @@ export function createCallRunner(deps: RunnerDeps) {
     const budget = Number.isFinite(affordableSeconds)
       ? clock.setTimer(() => session.end('insufficient_balance'), Math.max(0, affordableSeconds * 1000 - FRAME_MS))
       : null;
-    const outcome = await session.run();
+    const outcome = await ended;
     budget?.cancel();
     // Ended by the wallet: billed to the budget, not to when the timer got round to it.
     if (outcome.endReason === 'insufficient_balance') outcome.durationMs = Math.min(outcome.durationMs, affordableSeconds * 1000);

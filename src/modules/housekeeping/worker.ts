@@ -2,6 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type RawBuilder, sql } from 'kysely';
 import type { Clock } from '../../platform/clock.ts';
 import type { DatabaseHandle } from '../../platform/db/database.ts';
+import { periodicJob } from '../../platform/jobs/periodic.ts';
+import { createJobRunner } from '../../platform/jobs/runner.ts';
 
 // The housekeeping worker: deletes rows whose purpose is over, so tables do not grow forever.
 // Each kind is deleted in bounded batches (one short auto-committed statement per batch, looping
@@ -69,7 +71,6 @@ export function createHousekeepingWorker(deps: HousekeepingDeps) {
   const retention: Retention = { ...DEFAULT_RETENTION, ...deps.retention };
   const intervalMs = deps.intervalMs ?? DEFAULT_INTERVAL_MS;
   const batchSize = deps.batchSize ?? DEFAULT_BATCH_SIZE;
-  let stopping = false;
 
   const before = (now: Date, ms: number) => new Date(now.getTime() - ms);
 
@@ -152,42 +153,32 @@ export function createHousekeepingWorker(deps: HousekeepingDeps) {
     return deleted;
   }
 
-  let timer: NodeJS.Timeout | null = null;
-  let current: Promise<void> | null = null;
-
-  function schedule(ms: number) {
-    timer = setTimeout(() => {
-      timer = null;
-      current = run(() => stopping)
-        .then((deleted) => {
-          const total = Object.values(deleted).reduce((a, b) => a + b, 0);
-          if (total > 0) logger.info({ deleted }, 'housekeeping: expired rows deleted');
-        })
-        .catch((err) => logger.error({ err }, 'housekeeping run failed'))
-        .finally(() => {
-          current = null;
-          if (!stopping) schedule(intervalMs);
-        });
-    }, ms);
-    // Housekeeping alone never keeps the process alive.
-    timer.unref();
-  }
+  // A periodic job on the runner: a first pass shortly after start, then one every intervalMs
+  // after the previous pass ended. Stopping aborts the signal: the pass ends after its batch.
+  const runner = createJobRunner({
+    database,
+    clock,
+    logger,
+    job: periodicJob({
+      name: 'housekeeping',
+      intervalMs,
+      firstDelayMs: Math.min(intervalMs, 5000),
+      async run(signal) {
+        const deleted = await run(() => signal.aborted);
+        const total = Object.values(deleted).reduce((a, b) => a + b, 0);
+        if (total > 0) logger.info({ deleted }, 'housekeeping: expired rows deleted');
+      },
+    }),
+  });
 
   return {
     runDueOnce,
     /** Starts the loop (idempotent): a first run shortly after start, then one every intervalMs. */
     start(): void {
-      if (timer || current) return;
-      stopping = false;
-      schedule(Math.min(intervalMs, 5000));
+      void runner.start();
     },
     /** Stops the loop; a run in progress ends after its current batch. */
-    async stop(): Promise<void> {
-      stopping = true;
-      if (timer) clearTimeout(timer);
-      timer = null;
-      await current;
-    },
+    stop: runner.stop,
   };
 }
 

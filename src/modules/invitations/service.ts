@@ -18,7 +18,7 @@ export interface InvitationsServiceDeps {
   db: Database;
   clock: Clock;
   mailer: Mailer;
-  config: Pick<Config, 'publicBaseUrl'>;
+  config: Pick<Config, 'publicBaseUrl' | 'calls'>;
   invitations: InvitationsRepo;
   workspaces: WorkspacesRepo;
 }
@@ -128,7 +128,7 @@ export function createInvitationsService(deps: InvitationsServiceDeps) {
         const member = await workspaces.findMember(tx, row.workspace_id, principal.userId);
         if (!member) throw notFound('member');
         return {
-          result: { workspace: presentWorkspace(workspace, row.role), member: presentMember(member) },
+          result: { workspace: presentWorkspace(workspace, row.role, config.calls.maxConcurrent), member: presentMember(member) },
           context: userContext(principal, row.workspace_id, row.role),
           invitationId: row.id,
         };

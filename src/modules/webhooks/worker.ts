@@ -1,29 +1,26 @@
-import { randomBytes } from 'node:crypto';
-import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
-import { sql } from 'kysely';
-import type pg from 'pg';
 import type { Clock } from '../../platform/clock.ts';
 import type { DatabaseHandle } from '../../platform/db/database.ts';
-import type { Executor } from '../../platform/db/schema.ts';
 import { API_VERSION } from '../../platform/http/openapi.ts';
-import { newId } from '../../platform/ids.ts';
+import { leaseHolderName } from '../../platform/jobs/lease.ts';
+import { createJobRunner, type JobDefinition } from '../../platform/jobs/runner.ts';
 import { type OutboundClient, UrlRefusedError } from '../../platform/outbound/ssrf-guard.ts';
 import { DELIVERY_CHANNEL, type WakeSignal } from '../../platform/outbox/emitter.ts';
 import { attemptOffsets, judgeStatus, type Outcome, planNextAttempt } from '../../platform/outbox/retry-policy.ts';
 import { signedHeaders } from '../../platform/outbox/signing.ts';
+import { buryLostLastAttempts, type ClaimedDelivery, claimDeliveries, recordAttempt } from './delivery-sql.ts';
 import { PREVIOUS_SECRET_TTL_MS } from './service.ts';
-import type { Destination } from './tables.ts';
 
-// The delivery worker. Deliveries are the queue (DESIGN part 2, "background work"):
-//  1. claim: ONE statement picks due rows with FOR UPDATE SKIP LOCKED, counts the attempt and
-//     sets a lease (holder + expiry = timeout + 5 s; next_attempt_at moves to the expiry, so a
-//     row whose worker died is simply due again when the lease runs out), then commits;
+// The delivery worker: webhook deliveries as a job on the runner (src/platform/jobs/runner.ts).
+// Deliveries are the queue (DESIGN part 2, "background work"):
+//  1. claim: ONE statement (./delivery-sql.ts) picks due rows with FOR UPDATE SKIP LOCKED,
+//     counts the attempt and sets a lease (holder + expiry = timeout + 5 s), then commits;
 //  2. send: the HTTP POST happens outside any transaction (PGlite is one connection: a
 //     transaction held across HTTP would stall the whole process);
-//  3. record: a new short transaction applies the result only while this holder still owns the
+//  3. record: a new short statement applies the result only while this holder still owns the
 //     lease for this attempt, and writes the attempt row.
-// Woken by the in-process nudge after an emit, by NOTIFY on PostgreSQL, and by polling.
+// The sweep buries rows whose worker died in their last attempt. Woken by the in-process nudge
+// after an emit, by NOTIFY on PostgreSQL (DELIVERY_CHANNEL), and by polling.
 
 const EXCERPT_BYTES = 2048;
 const LEASE_MARGIN_MS = 5000;
@@ -42,29 +39,6 @@ export interface WorkerDeps {
   /** Safety-net polling interval. */
   pollIntervalMs?: number;
   random?: () => number;
-}
-
-interface ClaimedRow {
-  id: string;
-  event_id: string;
-  workspace_id: string;
-  destination: Destination;
-  url: string;
-  secret: string | null;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
-  attempt_count: number;
-  max_attempts: number;
-  first_attempt_at: Date;
-  next_trigger: 'scheduled' | 'manual';
-  payload: string;
-  endpoint_secret: string | null;
-  endpoint_previous_secret: string | null;
-  endpoint_previous_expires_at: Date | null;
-  /** The agent's secrets now (null when the agent row is unknown: the snapshot signs). */
-  agent_secret: string | null;
-  agent_previous_secret: string | null;
-  agent_rotated_at: Date | null;
 }
 
 interface AttemptResult {
@@ -109,86 +83,12 @@ function describeError(error: unknown): string {
 
 export function createWebhookWorker(deps: WorkerDeps) {
   const { database, clock, webhooks, outbound, logger } = deps;
-  const db = database.db;
-  const holder = deps.holder ?? `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const holder = deps.holder ?? leaseHolderName();
   const leaseMs = webhooks.timeoutMs + LEASE_MARGIN_MS;
-  const pollIntervalMs = deps.pollIntervalMs ?? 1000;
   const agentOffsets = attemptOffsets(webhooks.agentSchedule);
   const tenantOffsets = attemptOffsets(webhooks.tenantSchedule);
 
-  // The claim and the result are each one statement (atomic on its own). On PostgreSQL they run
-  // in a transaction that skips the WAL flush wait: a commit lost in a database crash only means
-  // an attempt is sent again (at-least-once allows it), while events and deliveries are written
-  // by the emitting transaction with full durability. One fsync less per claim and per result
-  // is most of the cost at low concurrency. PGlite has no such wait: the statement runs alone.
-  async function workerStatement<T>(fn: (executor: Executor) => Promise<T>): Promise<T> {
-    if (database.kind !== 'postgres') return fn(db);
-    return db.transaction().execute(async (tx) => {
-      await sql`set local synchronous_commit = off`.execute(tx);
-      return fn(tx);
-    });
-  }
-
-  /** Rows whose worker died during their last allowed attempt: nothing is left to try. */
-  async function buryLostLastAttempts(now: Date): Promise<void> {
-    await db
-      .updateTable('webhook_deliveries')
-      .set({ status: 'dead', next_attempt_at: null, lease_holder: null, lease_expires_at: null, last_error: 'the worker was lost during the last attempt', updated_at: now })
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where(sql<boolean>`attempt_count >= max_attempts`)
-      .execute();
-  }
-
-  /** The claim: one statement, committed before any network I/O. */
-  async function claim(limit: number): Promise<ClaimedRow[]> {
-    const now = clock.now();
-    const leaseUntil = new Date(now.getTime() + leaseMs);
-    const result = await workerStatement((executor) => sql<ClaimedRow>`
-      with due as materialized (
-        select d.id from webhook_deliveries d
-        where d.status = 'pending' and d.next_attempt_at <= ${now} and d.attempt_count < d.max_attempts
-          and (d.ordering_key is null or not exists (
-            select 1 from webhook_deliveries p
-            where p.ordering_key = d.ordering_key and p.status = 'pending' and p.id < d.id
-              and (p.attempt_count = 0 or (p.attempt_count = 1 and p.lease_expires_at > ${now}))))
-        order by d.next_attempt_at, d.id
-        limit ${limit}
-        for update of d skip locked
-      ), claimed as (
-        update webhook_deliveries d set
-          attempt_count = d.attempt_count + 1,
-          lease_holder = ${holder},
-          lease_expires_at = ${leaseUntil},
-          next_attempt_at = ${leaseUntil},
-          first_attempt_at = coalesce(d.first_attempt_at, ${now}),
-          last_attempt_at = ${now},
-          updated_at = ${now},
-          url = case when d.destination = 'tenant'
-            then coalesce((select w.url from webhook_endpoints w where w.workspace_id = d.workspace_id), d.url)
-            else d.url end
-        from due where d.id = due.id
-        returning d.id, d.event_id, d.workspace_id, d.destination, d.agent_id, d.url, d.secret, d.previous_secret, d.previous_secret_expires_at, d.attempt_count, d.max_attempts,
-          d.first_attempt_at, d.next_trigger
-      )
-      select c.*, e.payload, w.secret as endpoint_secret, w.previous_secret as endpoint_previous_secret,
-        w.previous_secret_expires_at as endpoint_previous_expires_at,
-        a.webhook_secret as agent_secret, a.previous_webhook_secret as agent_previous_secret, a.webhook_secret_rotated_at as agent_rotated_at
-      from claimed c
-      join webhook_events e on e.id = c.event_id
-      left join webhook_endpoints w on c.destination = 'tenant' and w.workspace_id = c.workspace_id
-      left join agents a on c.destination = 'agent' and a.id = c.agent_id and a.workspace_id = c.workspace_id
-      order by c.id`.execute(executor));
-    return result.rows.map((r) => ({
-      ...r,
-      first_attempt_at: new Date(r.first_attempt_at),
-      previous_secret_expires_at: r.previous_secret_expires_at ? new Date(r.previous_secret_expires_at) : null,
-      endpoint_previous_expires_at: r.endpoint_previous_expires_at ? new Date(r.endpoint_previous_expires_at) : null,
-      agent_rotated_at: r.agent_rotated_at ? new Date(r.agent_rotated_at) : null,
-    }));
-  }
-
-  async function send(row: ClaimedRow): Promise<AttemptResult> {
+  async function send(row: ClaimedDelivery): Promise<AttemptResult> {
     const startedAt = clock.now();
     // Each destination's current secrets sign (DESIGN: after a rotation X-Service-Signature uses
     // the new secret and webhook-signature carries both for 24 h), retries and replays of older
@@ -237,9 +137,9 @@ export function createWebhookWorker(deps: WorkerDeps) {
     }
   }
 
-  /** Applies the result while this holder still owns this attempt's lease. */
-  async function record(row: ClaimedRow, result: AttemptResult): Promise<boolean> {
-    const now = clock.now();
+  /** Sends one claimed delivery and records its result, fenced by this attempt's lease. */
+  async function deliver(row: ClaimedDelivery): Promise<void> {
+    const result = await send(row);
     const plan = planNextAttempt({
       outcome: result.outcome,
       attemptCount: row.attempt_count,
@@ -249,164 +149,44 @@ export function createWebhookWorker(deps: WorkerDeps) {
       jitter: row.destination === 'agent' ? 0.1 : 0,
       random: deps.random,
     });
-    const lastError = result.error ?? (result.outcome.kind === 'succeeded' ? null : `HTTP ${result.statusCode}`);
-    // One statement: the fenced update and the attempt row, so the result is applied whole or
-    // not at all (a lost lease writes nothing).
-    const applied = await workerStatement((executor) =>
-      sql<{ id: string }>`
-        with updated as (
-          update webhook_deliveries set
-            status = ${plan.status},
-            next_attempt_at = ${plan.nextAttemptAt}::timestamptz,
-            next_trigger = 'scheduled',
-            lease_holder = null,
-            lease_expires_at = null,
-            last_status_code = ${result.statusCode}::integer,
-            last_error = ${lastError}::text,
-            updated_at = ${now}::timestamptz
-          where id = ${row.id} and status = 'pending' and lease_holder = ${holder} and attempt_count = ${row.attempt_count}::integer
-          returning id, workspace_id
-        )
-        insert into webhook_attempts (id, delivery_id, workspace_id, attempt, trigger, started_at, duration_ms, status_code, response_excerpt, error)
-        select ${newId('att')}::text, u.id, u.workspace_id, ${row.attempt_count}::integer, ${row.next_trigger}::text, ${result.startedAt}::timestamptz,
-          ${result.durationMs}::integer, ${result.statusCode}::integer, ${result.excerpt}::text, ${result.error}::text
-        from updated u
-        returning id`.execute(executor),
-    );
-    return applied.rows.length === 1;
-  }
-
-  async function deliver(row: ClaimedRow): Promise<void> {
-    const result = await send(row);
-    const applied = await record(row, result);
+    const applied = await recordAttempt(database, {
+      holder,
+      now: clock.now(),
+      row,
+      plan,
+      lastError: result.error ?? (result.outcome.kind === 'succeeded' ? null : `HTTP ${result.statusCode}`),
+      startedAt: result.startedAt,
+      durationMs: result.durationMs,
+      statusCode: result.statusCode,
+      excerpt: result.excerpt,
+      error: result.error,
+    });
     if (!applied) logger.warn({ deliveryId: row.id, attempt: row.attempt_count }, 'webhook attempt result dropped: the lease was lost');
   }
 
-  /** Claims what is due now (up to the concurrency setting), delivers it, returns how many were attempted. */
-  async function runDueOnce(): Promise<number> {
-    await buryLostLastAttempts(clock.now());
-    const rows = await claim(webhooks.concurrency);
-    await Promise.all(rows.map(deliver));
-    return rows.length;
-  }
-
-  // The long-running loop: keeps up to `concurrency` deliveries in flight.
-  let running = false;
-  let inFlight = 0;
-  let wakeUp: (() => void) | null = null;
-  let pending = false;
-  let loopDone: Promise<void> | null = null;
-  let unsubscribe: (() => void) | null = null;
-  let listener: pg.PoolClient | null = null;
-  let lastBurial = 0;
-
-  const signal = () => {
-    pending = true;
-    wakeUp?.();
+  const job: JobDefinition<ClaimedDelivery> = {
+    name: 'webhook-deliveries',
+    claim: (limit) => claimDeliveries(database, { holder, now: clock.now(), leaseMs, limit }),
+    run: deliver,
+    sweep: (now) => buryLostLastAttempts(database, now),
+    concurrency: webhooks.concurrency,
+    pollIntervalMs: deps.pollIntervalMs ?? 1000,
+    channel: DELIVERY_CHANNEL,
+    wake: deps.wake,
+    // A delivery in flight ends within its timeout; past the lease another worker may take it anyway.
+    stopTimeoutMs: leaseMs,
+    describe: (row) => ({ deliveryId: row.id, attempt: row.attempt_count }),
   };
-
-  function sleep(ms: number): Promise<void> {
-    if (pending) {
-      pending = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = null;
-        pending = false;
-        resolve();
-      }
-      wakeUp = done;
-    });
-  }
-
-  async function loop(): Promise<void> {
-    while (running) {
-      try {
-        const free = webhooks.concurrency - inFlight;
-        if (free > 0) {
-          const now = clock.now();
-          if (now.getTime() - lastBurial >= pollIntervalMs) {
-            lastBurial = now.getTime();
-            await buryLostLastAttempts(now);
-          }
-          const rows = await claim(free);
-          for (const row of rows) {
-            inFlight++;
-            deliver(row)
-              .catch((err) => logger.error({ err, deliveryId: row.id }, 'webhook delivery failed to record'))
-              .finally(() => {
-                inFlight--;
-                signal();
-              });
-          }
-          if (rows.length === free) continue;
-        }
-      } catch (err) {
-        logger.error({ err }, 'webhook worker: claim failed');
-      }
-      if (!running) break;
-      await sleep(pollIntervalMs);
-    }
-  }
-
-  /** LISTEN on a dedicated pool connection (PostgreSQL); re-established while running if it drops. */
-  async function listen(): Promise<void> {
-    if (!database.pool || !running) return;
-    let client: pg.PoolClient | null = null;
-    try {
-      client = await database.pool.connect();
-      const own = client;
-      own.on('notification', signal);
-      own.on('error', (err) => {
-        if (listener !== own) return;
-        listener = null;
-        own.release(err);
-        logger.warn({ err }, 'webhook worker: LISTEN connection lost; polling continues, reconnecting');
-        if (running) setTimeout(() => void listen(), 1000).unref();
-      });
-      await own.query(`LISTEN ${DELIVERY_CHANNEL}`);
-      listener = own;
-      // Something may have become due while there was no listener.
-      signal();
-    } catch (err) {
-      logger.warn({ err }, 'webhook worker: LISTEN failed; polling continues');
-      client?.release(err as Error);
-      if (running) setTimeout(() => void listen(), 5000).unref();
-    }
-  }
+  const runner = createJobRunner({ database, clock, logger, job });
 
   return {
     holder,
-    runDueOnce,
+    /** Claims what is due now (up to the concurrency setting), delivers it, returns how many were attempted. */
+    runDueOnce: runner.runDueOnce,
     /** Starts the loop (idempotent). */
-    async start(): Promise<void> {
-      if (running) return;
-      running = true;
-      unsubscribe = deps.wake?.subscribe(signal) ?? null;
-      await listen();
-      loopDone = loop();
-    },
+    start: runner.start,
     /** Stops claiming and waits for the deliveries in flight to be recorded. */
-    async stop(): Promise<void> {
-      if (!running) return;
-      running = false;
-      unsubscribe?.();
-      wakeUp?.();
-      await loopDone;
-      const deadline = Date.now() + leaseMs;
-      while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      const client = listener;
-      listener = null;
-      if (client) {
-        client.removeAllListeners('notification');
-        await client.query(`UNLISTEN ${DELIVERY_CHANNEL}`).catch(() => undefined);
-        client.removeAllListeners('error');
-        client.release();
-      }
-    },
+    stop: runner.stop,
   };
 }
 

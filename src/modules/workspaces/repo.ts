@@ -36,7 +36,7 @@ export function createWorkspacesRepo() {
       let query = db
         .selectFrom('memberships')
         .innerJoin('workspaces', 'workspaces.id', 'memberships.workspace_id')
-        .select(['workspaces.id', 'workspaces.name', 'workspaces.created_at', 'workspaces.updated_at', 'memberships.role'])
+        .select(['workspaces.id', 'workspaces.name', 'workspaces.max_concurrent_calls', 'workspaces.created_at', 'workspaces.updated_at', 'memberships.role'])
         .where('memberships.user_id', '=', userId);
       if (page.after !== undefined) query = query.where('workspaces.id', '<', page.after);
       return query.orderBy('workspaces.id', 'desc').limit(page.limit + 1).execute();
@@ -59,8 +59,12 @@ export function createWorkspacesRepo() {
     lock(db: Executor, workspaceId: string) {
       return db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().executeTakeFirst();
     },
-    updateName(db: Executor, workspaceId: string, name: string, now: Date) {
-      return db.updateTable('workspaces').set({ name, updated_at: now }).where('id', '=', workspaceId).returningAll().executeTakeFirst();
+    /** Changes the fields given (undefined: unchanged). */
+    update(db: Executor, workspaceId: string, changes: { name?: string; max_concurrent_calls?: number }, now: Date) {
+      const set: { name?: string; max_concurrent_calls?: number; updated_at: Date } = { updated_at: now };
+      if (changes.name !== undefined) set.name = changes.name;
+      if (changes.max_concurrent_calls !== undefined) set.max_concurrent_calls = changes.max_concurrent_calls;
+      return db.updateTable('workspaces').set(set).where('id', '=', workspaceId).returningAll().executeTakeFirst();
     },
     /** Deletes the workspace; its memberships, invitations, keys, wallet and other rows go with it (ON DELETE CASCADE). */
     delete(db: Executor, workspaceId: string) {

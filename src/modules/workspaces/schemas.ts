@@ -15,6 +15,10 @@ export const Workspace = Type.Object(
     id: Type.String({ examples: ['ws_01jdq3x4k5m6n7p8q9r0s1t2v3'] }),
     name: Type.String(),
     role: Nullable(RoleSchema),
+    settings: Type.Object(
+      { max_concurrent_calls: Type.Integer({ description: 'Live calls at once; calls beyond wait in queued (default MAX_CONCURRENT_CALLS)', examples: [10] }) },
+      { title: 'WorkspaceSettings' },
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -27,7 +31,15 @@ export const WorkspaceList = ListOf(Workspace, 'WorkspaceList');
 export const WorkspaceCreate = Type.Object({ name: WorkspaceName }, { additionalProperties: false });
 export type WorkspaceCreate = Static<typeof WorkspaceCreate>;
 
-export const WorkspaceUpdate = Type.Object({ name: WorkspaceName }, { additionalProperties: false });
+export const WorkspaceUpdate = Type.Object(
+  {
+    name: Type.Optional(WorkspaceName),
+    settings: Type.Optional(
+      Type.Object({ max_concurrent_calls: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Owners and admins; lowering it below the live count only holds back new starts' })) }, { additionalProperties: false }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1, description: 'name, settings, or both' },
+);
 export type WorkspaceUpdate = Static<typeof WorkspaceUpdate>;
 
 const WorkspaceId = Type.String({ pattern: idPattern('ws'), description: 'Workspace id (ws_…)' });

@@ -14,15 +14,21 @@ export interface WorkspacesServiceDeps {
   clock: Clock;
   workspaces: WorkspacesRepo;
   wallet: Pick<WalletRepo, 'create'>;
+  config: { calls: { maxConcurrent: number } };
 }
 
 type UserPrincipal = Principal & { type: 'user' };
 
-export function presentWorkspace(row: Pick<WorkspacesTable, 'id' | 'name'> & { created_at: Date | string; updated_at: Date | string }, role: Role | null): Workspace {
+export function presentWorkspace(
+  row: Pick<WorkspacesTable, 'id' | 'name'> & { max_concurrent_calls: number | null; created_at: Date | string; updated_at: Date | string },
+  role: Role | null,
+  defaultMaxConcurrentCalls: number,
+): Workspace {
   return {
     id: row.id,
     name: row.name,
     role,
+    settings: { max_concurrent_calls: row.max_concurrent_calls ?? defaultMaxConcurrentCalls },
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };
@@ -58,12 +64,13 @@ const lastOwner = () => conflict('the workspace must keep at least one owner; ma
 
 export function createWorkspacesService(deps: WorkspacesServiceDeps) {
   const { db, clock, workspaces } = deps;
+  const maxCalls = deps.config.calls.maxConcurrent;
 
   return {
     async list(principal: UserPrincipal, query: { limit?: number; cursor?: string }): Promise<Page<Workspace>> {
       const page = pageRequest(query);
       const rows = await workspaces.listForUser(db, principal.userId, page);
-      return toPage(rows, page, (row) => row.id, (row) => presentWorkspace(row, row.role));
+      return toPage(rows, page, (row) => row.id, (row) => presentWorkspace(row, row.role, maxCalls));
     },
 
     /** A new workspace owned by the caller, with an empty wallet (the signup credit is for the personal workspace only). */
@@ -74,19 +81,19 @@ export function createWorkspacesService(deps: WorkspacesServiceDeps) {
         await deps.wallet.create(tx, { workspaceId: workspace.id, now });
         return workspace;
       });
-      return presentWorkspace(row, 'owner');
+      return presentWorkspace(row, 'owner', maxCalls);
     },
 
     async get(ctx: WorkspaceContext): Promise<Workspace> {
       const row = await workspaces.find(db, ctx.workspaceId);
       if (!row) throw notFound('workspace');
-      return presentWorkspace(row, ctx.role ?? null);
+      return presentWorkspace(row, ctx.role ?? null, maxCalls);
     },
 
     async update(ctx: WorkspaceContext, body: WorkspaceUpdate): Promise<Workspace> {
-      const row = await workspaces.updateName(db, ctx.workspaceId, body.name.trim(), clock.now());
+      const row = await workspaces.update(db, ctx.workspaceId, { name: body.name?.trim(), max_concurrent_calls: body.settings?.max_concurrent_calls }, clock.now());
       if (!row) throw notFound('workspace');
-      return presentWorkspace(row, ctx.role ?? null);
+      return presentWorkspace(row, ctx.role ?? null, maxCalls);
     },
 
     /** Owners only. The caller's last workspace is kept: a user without one could act nowhere. */

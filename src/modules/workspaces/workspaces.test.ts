@@ -5,7 +5,7 @@ import { createApiKey, signUp, type TestUser } from '../../../test/support/fixtu
 import { securitySuite } from '../../../test/support/security.ts';
 import { addMember, invitationMail } from '../invitations/testing.ts';
 
-const WORKSPACE_FIELDS = ['created_at', 'id', 'name', 'role', 'updated_at'];
+const WORKSPACE_FIELDS = ['created_at', 'id', 'name', 'role', 'settings', 'updated_at'];
 
 async function createWorkspace(t: TestApp, user: TestUser, name: string) {
   const res = await t.request({ method: 'POST', url: '/v1/workspaces', token: user.accessToken, payload: { name } });
@@ -136,6 +136,7 @@ describe('workspaces', async () => {
       id: owner.workspaceId,
       name: row.name,
       role: 'owner',
+      settings: { max_concurrent_calls: 10 },
       created_at: new Date(row.created_at).toISOString(),
       updated_at: new Date(row.updated_at).toISOString(),
     });
@@ -170,7 +171,7 @@ describe('workspaces', async () => {
     assert.equal(after.name, 'Renamed');
 
     for (const [payload, expected] of [
-      [{}, ['name']],
+      [{}, ['body']],
       [{ name: '' }, ['name']],
       [{ name: 'ok', id: 'ws_x' }, ['id']],
     ] as Array<[object, string[]]>) {
@@ -178,6 +179,29 @@ describe('workspaces', async () => {
       assert.equal(bad.statusCode, 422, `${JSON.stringify(payload)}: ${bad.body}`);
       assert.deepEqual(paths(bad), expected);
     }
+  });
+
+  it('settings.max_concurrent_calls: the default for every member, set by owners and admins within 1..1000', async () => {
+    const owner = await signUp(t);
+    const admin = await addMember(t, owner, 'admin');
+    const viewer = await addMember(t, owner, 'viewer');
+    const url = `/v1/workspaces/${owner.workspaceId}`;
+    const seen = await t.request({ method: 'GET', url, token: viewer.accessToken });
+    assert.deepEqual(seen.json().settings, { max_concurrent_calls: 10 });
+    const set = await t.request({ method: 'PATCH', url, token: admin.accessToken, payload: { settings: { max_concurrent_calls: 3 } } });
+    assert.equal(set.statusCode, 200, set.body);
+    assert.deepEqual(set.json().settings, { max_concurrent_calls: 3 });
+    assert.equal(set.json().name, seen.json().name, 'the name is unchanged');
+    assert.deepEqual((await t.request({ method: 'GET', url, token: viewer.accessToken })).json().settings, { max_concurrent_calls: 3 });
+    for (const value of [0, 1001, 2.5]) {
+      const bad = await t.request({ method: 'PATCH', url, token: owner.accessToken, payload: { settings: { max_concurrent_calls: value } } });
+      assert.equal(bad.statusCode, 422, bad.body);
+      assert.deepEqual(paths(bad), ['settings.max_concurrent_calls']);
+    }
+    const member = await addMember(t, owner, 'member');
+    assert.equal((await t.request({ method: 'PATCH', url, token: member.accessToken, payload: { settings: { max_concurrent_calls: 50 } } })).statusCode, 403);
+    const row = await t.platform.db.selectFrom('workspaces').select('max_concurrent_calls').where('id', '=', owner.workspaceId).executeTakeFirstOrThrow();
+    assert.equal(row.max_concurrent_calls, 3);
   });
 
   it('deletes a workspace with its members, invitations and wallet (owner only)', async () => {

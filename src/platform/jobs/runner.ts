@@ -1,0 +1,251 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type pg from 'pg';
+import type { Clock } from '../clock.ts';
+import type { DatabaseHandle } from '../db/database.ts';
+
+// The one loop every background job runs on (DESIGN part 2, "background work"). A job says how
+// to claim due rows (one statement that leases them and commits: the SQL lives beside the job,
+// apart from this loop) and how to run one claimed row (network I/O outside any transaction,
+// then the result recorded in a new short transaction fenced by the lease). The runner:
+//  - keeps up to `concurrency` rows in flight, claiming again as soon as a slot frees;
+//  - wakes on the in-process nudge after a commit, on NOTIFY (PostgreSQL: a dedicated pool
+//    connection LISTENs on the job's channel and reconnects when it drops), and by polling
+//    every pollIntervalMs as the safety net;
+//  - runs the job's sweep (housekeeping such as burying rows lost in their last attempt) at
+//    most once per sweepIntervalMs, before a claim;
+//  - logs a failed claim or run and carries on; a row whose run died is claimed again once its
+//    lease expires (the job's claim sees to that);
+//  - stop(): stops claiming, aborts the signal runs were given, and waits (bounded) for the
+//    rows in flight.
+
+/** What wakes the runner in-process (platform.events.wake is one). */
+export interface WakeSource {
+  subscribe(listener: () => void): () => void;
+}
+
+export interface JobDefinition<Row> {
+  /** Names the job in logs. */
+  name: string;
+  /** Claims (leases and commits) up to `limit` due rows. */
+  claim(limit: number): Promise<Row[]>;
+  /** Does one row's work and records its result. `signal` is aborted when the runner stops. */
+  run(row: Row, signal: AbortSignal): Promise<void>;
+  /** Periodic housekeeping before a claim; `now` is the injected clock's time. */
+  sweep?(now: Date): Promise<void>;
+  /** Rows in flight at most. */
+  concurrency: number;
+  /** Safety-net polling interval (the loop also wakes on nudges and NOTIFY). */
+  pollIntervalMs: number;
+  /** Least time between two sweeps of the loop, by the injected clock (default pollIntervalMs). */
+  sweepIntervalMs?: number;
+  /** NOTIFY channel to LISTEN on (PostgreSQL); a plain lower-case identifier. */
+  channel?: string;
+  /** In-process wake-ups. */
+  wake?: WakeSource;
+  /** How long stop() waits for the rows in flight (default 30 s). */
+  stopTimeoutMs?: number;
+  /** Log fields naming a row, for a run that fails. */
+  describe?(row: Row): Record<string, unknown>;
+  /** false: the poll timer does not keep the process alive (default true). */
+  keepAlive?: boolean;
+}
+
+export interface JobRunnerDeps<Row> {
+  database: DatabaseHandle;
+  clock: Clock;
+  logger: FastifyBaseLogger;
+  job: JobDefinition<Row>;
+}
+
+const CHANNEL_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+const DEFAULT_STOP_TIMEOUT_MS = 30_000;
+const RELISTEN_AFTER_LOSS_MS = 1000;
+const RELISTEN_AFTER_FAILURE_MS = 5000;
+
+export function createJobRunner<Row>(deps: JobRunnerDeps<Row>) {
+  const { database, clock, logger, job } = deps;
+  if (job.channel !== undefined && !CHANNEL_NAME.test(job.channel)) throw new Error(`job ${job.name}: invalid channel name ${job.channel}`);
+  if (!Number.isInteger(job.concurrency) || job.concurrency < 1) throw new Error(`job ${job.name}: concurrency must be a positive integer`);
+  const sweepIntervalMs = job.sweepIntervalMs ?? job.pollIntervalMs;
+  const stopTimeoutMs = job.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
+
+  const inFlight = new Set<Promise<void>>();
+  let running = false;
+  let abort = new AbortController();
+  let wakeUp: (() => void) | null = null;
+  let pending = false;
+  let loopDone: Promise<void> | null = null;
+  let unsubscribe: (() => void) | null = null;
+  let listener: pg.PoolClient | null = null;
+  let relisten: NodeJS.Timeout | null = null;
+  let lastSweep = 0;
+
+  /** Wakes the loop now, or makes its next sleep return at once. */
+  const signal = () => {
+    pending = true;
+    wakeUp?.();
+  };
+
+  function sleep(ms: number): Promise<void> {
+    if (pending) {
+      pending = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      if (job.keepAlive === false) timer.unref();
+      function done() {
+        clearTimeout(timer);
+        wakeUp = null;
+        pending = false;
+        resolve();
+      }
+      wakeUp = done;
+    });
+  }
+
+  /** Runs one row (a synchronous throw becomes a rejection like any other). */
+  async function runRow(row: Row, abortSignal: AbortSignal): Promise<void> {
+    await job.run(row, abortSignal);
+  }
+
+  /** Starts a row in the background of the loop; its end frees a slot and wakes the loop. */
+  function launch(row: Row): void {
+    const work: Promise<void> = runRow(row, abort.signal)
+      .catch((err) => logger.error({ err, job: job.name, ...job.describe?.(row) }, `${job.name}: run failed`))
+      .finally(() => {
+        inFlight.delete(work);
+        signal();
+      });
+    inFlight.add(work);
+  }
+
+  /** Sweeps, claims what is due now (up to the concurrency), runs it; answers how many rows ran. */
+  async function runDueOnce(): Promise<number> {
+    await job.sweep?.(clock.now());
+    const rows = await job.claim(job.concurrency);
+    const never = new AbortController().signal;
+    const results = await Promise.allSettled(rows.map((row) => runRow(row, never)));
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return rows.length;
+  }
+
+  async function loop(): Promise<void> {
+    while (running) {
+      try {
+        const free = job.concurrency - inFlight.size;
+        if (free > 0) {
+          const now = clock.now();
+          if (job.sweep && now.getTime() - lastSweep >= sweepIntervalMs) {
+            lastSweep = now.getTime();
+            await job.sweep(now);
+          }
+          const rows = await job.claim(free);
+          for (const row of rows) launch(row);
+          // A full batch: more may be due, claim again at once.
+          if (rows.length >= free) continue;
+        }
+      } catch (err) {
+        logger.error({ err, job: job.name }, `${job.name}: claim failed`);
+      }
+      if (!running) break;
+      await sleep(job.pollIntervalMs);
+    }
+  }
+
+  async function releaseListener(client: pg.PoolClient): Promise<void> {
+    client.removeAllListeners('notification');
+    await client.query(`UNLISTEN ${job.channel}`).catch(() => undefined);
+    client.removeAllListeners('error');
+    client.release();
+  }
+
+  function listenAgainIn(ms: number): void {
+    if (!running) return;
+    relisten = setTimeout(() => {
+      relisten = null;
+      void listen();
+    }, ms);
+    relisten.unref();
+  }
+
+  /** LISTEN on a dedicated pool connection (PostgreSQL); re-established while running if it drops. */
+  async function listen(): Promise<void> {
+    const pool = database.pool;
+    if (!job.channel || !pool || !running) return;
+    let client: pg.PoolClient | null = null;
+    try {
+      client = await pool.connect();
+      const own = client;
+      own.on('notification', signal);
+      own.on('error', (err) => {
+        if (listener !== own) return;
+        listener = null;
+        own.release(err);
+        logger.warn({ err, job: job.name }, `${job.name}: LISTEN connection lost; polling continues, reconnecting`);
+        listenAgainIn(RELISTEN_AFTER_LOSS_MS);
+      });
+      await own.query(`LISTEN ${job.channel}`);
+      if (!running) {
+        // stop() came while this connection was being set up.
+        await releaseListener(own);
+        return;
+      }
+      listener = own;
+      // Something may have become due while there was no listener.
+      signal();
+    } catch (err) {
+      logger.warn({ err, job: job.name }, `${job.name}: LISTEN failed; polling continues`);
+      client?.release(err as Error);
+      listenAgainIn(RELISTEN_AFTER_FAILURE_MS);
+    }
+  }
+
+  /** Waits for the rows in flight, at most stopTimeoutMs. */
+  async function drainInFlight(): Promise<void> {
+    if (inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), stopTimeoutMs);
+    });
+    const late = await Promise.race([Promise.all([...inFlight]).then(() => false), timedOut]);
+    clearTimeout(timer);
+    if (late) logger.warn({ job: job.name, inFlight: inFlight.size }, `${job.name}: stopped with rows still in flight`);
+  }
+
+  return {
+    name: job.name,
+    runDueOnce,
+    /** Wakes the loop (something became due in this process). */
+    nudge: signal,
+    /** Starts the loop (idempotent). */
+    async start(): Promise<void> {
+      if (running) return;
+      running = true;
+      abort = new AbortController();
+      unsubscribe = job.wake?.subscribe(signal) ?? null;
+      await listen();
+      if (running) loopDone = loop();
+    },
+    /** Stops claiming, aborts the runs' signal and waits (bounded) for the rows in flight. */
+    async stop(): Promise<void> {
+      if (!running) return;
+      running = false;
+      unsubscribe?.();
+      unsubscribe = null;
+      if (relisten) clearTimeout(relisten);
+      relisten = null;
+      abort.abort();
+      wakeUp?.();
+      await loopDone;
+      loopDone = null;
+      await drainInFlight();
+      const client = listener;
+      listener = null;
+      if (client) await releaseListener(client);
+    },
+  };
+}
+
+export type JobRunner = ReturnType<typeof createJobRunner>;
