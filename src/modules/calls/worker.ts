@@ -1,11 +1,13 @@
+import { createJobRunner } from '../../platform/jobs/runner.ts';
 import type { Platform } from '../../platform/platform.ts';
-import { claimQueuedCalls } from './dialer-sql.ts';
+import { type CallRow, claimQueuedCalls } from './dialer-sql.ts';
 import type { createCallOwnership } from './ownership.ts';
 import type { CallRunner } from './runner.ts';
 
-// The dialer: claims queued calls within each workspace's limit and runs them in this process
-// (up to CALL_WORKER_CAPACITY at once); renews the leases of the calls it runs and ends calls
-// whose owner died. Woken by a nudge when a call is queued, else polls.
+// The dialer, a job on the platform's job runner: claims queued calls within each workspace's
+// limit and runs each to its end in this process (up to CALL_WORKER_CAPACITY at once). Its sweep
+// renews the leases of the calls it runs and ends calls whose owner died. Woken by a nudge when a
+// call is queued or a slot frees, else polls.
 
 export interface CallWorkerDeps {
   platform: Platform;
@@ -16,96 +18,60 @@ export interface CallWorkerDeps {
 
 export function createCallWorker(deps: CallWorkerDeps) {
   const { platform, runner, ownership } = deps;
-  const { db, clock, config, logger } = platform;
-  const pollIntervalMs = deps.pollIntervalMs ?? 1000;
-  const capacity = config.calls.workerCapacity;
-  let running = false;
-  let wake: (() => void) | null = null;
-  let pending = false;
-  let loopDone: Promise<void> | null = null;
+  const { config } = platform;
+  const renewEvery = config.calls.leaseMs / 3;
   let lastRenewal = 0;
-  let lastSweep = 0;
 
-  /** Claims what may start now and starts it; answers how many calls started. */
-  async function runDueOnce(): Promise<number> {
-    const rows = await claimQueuedCalls(db, clock, {
+  const claim = (limit: number) =>
+    claimQueuedCalls(platform.db, platform.clock, {
       holder: runner.holder,
-      limit: capacity - runner.size,
+      limit: Math.min(limit, config.calls.workerCapacity - runner.size),
       leaseMs: config.calls.leaseMs,
       defaultMaxConcurrent: config.calls.maxConcurrent,
     });
-    for (const row of rows) {
-      void runner.runOutbound(row).finally(() => {
-        // A slot freed: queued calls of that workspace may start.
-        signal();
-      });
-    }
-    return rows.length;
-  }
 
-  async function housekeeping(): Promise<void> {
-    const now = Date.now();
-    const renewEvery = config.calls.leaseMs / 3;
-    if (now - lastRenewal >= renewEvery) {
-      lastRenewal = now;
-      await ownership.renew();
-    }
-    if (now - lastSweep >= renewEvery / 2) {
-      lastSweep = now;
-      await ownership.endLost();
-    }
-  }
-
-  function signal() {
-    pending = true;
-    wake?.();
-  }
-
-  function sleep(ms: number): Promise<void> {
-    if (pending) {
-      pending = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = null;
-        pending = false;
-        resolve();
-      }
-      wake = done;
-    });
-  }
-
-  async function loop() {
-    while (running) {
-      try {
-        await housekeeping();
-        await runDueOnce();
-      } catch (err) {
-        logger.error({ err }, 'call worker: claim failed');
-      }
-      if (!running) break;
-      await sleep(pollIntervalMs);
-    }
-  }
+  const jobs = createJobRunner<CallRow>({
+    database: platform.database,
+    clock: platform.clock,
+    logger: platform.logger,
+    job: {
+      name: 'calls',
+      claim,
+      // A call runs to its end; a slot freeing may let a queued call of its workspace start.
+      run: (row) => runner.runOutbound(row).finally(() => jobs.nudge()),
+      // Leases every third of their length; lost calls every sixth.
+      async sweep() {
+        const now = Date.now();
+        if (now - lastRenewal >= renewEvery) {
+          lastRenewal = now;
+          await ownership.renew();
+        }
+        await ownership.endLost();
+      },
+      sweepIntervalMs: renewEvery / 2,
+      concurrency: config.calls.workerCapacity,
+      pollIntervalMs: deps.pollIntervalMs ?? 1000,
+      // Shutdown does not wait for calls to finish: their leases lapse and another worker ends them.
+      stopTimeoutMs: 1000,
+      describe: (row) => ({ callId: row.id }),
+    },
+  });
 
   return {
-    runDueOnce,
-    /** Wakes the loop (a call was queued, or a slot freed). */
-    nudge: () => setImmediate(signal),
-    async start() {
-      if (running) return;
-      running = true;
-      loopDone = loop();
+    /** Starts the calls that may start now, without waiting for them to end; answers how many. */
+    async runDueOnce(): Promise<number> {
+      const rows = await claim(config.calls.workerCapacity);
+      for (const row of rows) void runner.runOutbound(row);
+      return rows.length;
     },
-    async stop() {
-      if (!running) return;
-      running = false;
-      wake?.();
-      await loopDone;
+    /** Renewal and the lost-call sweep, once (tests; the loop runs them on its own). */
+    async sweepOnce(): Promise<void> {
+      await ownership.renew();
+      await ownership.endLost();
     },
+    nudge: () => jobs.nudge(),
+    start: () => jobs.start(),
+    stop: () => jobs.stop(),
   };
 }
 
