@@ -394,3 +394,20 @@ securitySuite('calls', async () => t, {
   'POST /v1/calls/{id}/analyze': { scope: 'write', ownedResource: true, prepare: async (app, owner) => ({ method: 'POST', url: `/v1/calls/${await insertEndedCall(app, owner)}/analyze` }) },
   'POST /v1/sandbox/inbound-call': { scope: 'write', prepare: async () => ({ method: 'POST', url: '/v1/sandbox/inbound-call', payload: { to: '+15550142555', from: '+15550177777' } }) },
 });
+
+describe('recordings in the database (BLOB_STORE=postgres)', () => {
+  it('stores the MP3 in the blobs table and serves it, ranges included', async () => {
+    const db = await buildTestApp({ env: { SANDBOX_SPEED: '50', BLOB_STORE: 'postgres' } });
+    const user = await signUp(db);
+    const agent = await createCallAgent(db, user);
+    const call = await waitForEnd(db, user, (await placeCall(db, user, { agent_id: agent.id, to: '+15550100200', simulation: { caller_script: ['Goodbye!'] } })).id);
+    const row = await db.platform.db.selectFrom('blobs').select(['key', 'size', 'content_type']).where('key', 'like', `%${call.id}%`).executeTakeFirstOrThrow();
+    assert.equal(row.content_type, 'audio/mpeg');
+    const whole = await db.request({ method: 'GET', url: `/v1/calls/${call.id}/recording.mp3`, ...as(user) });
+    assert.equal(whole.rawPayload.length, row.size);
+    assert.ok((await decodedSeconds(whole.rawPayload)) > 1);
+    const tail = await db.request({ method: 'GET', url: `/v1/calls/${call.id}/recording.mp3`, headers: { range: 'bytes=-10' }, ...as(user) });
+    assert.equal(tail.statusCode, 206);
+    assert.deepEqual(tail.rawPayload, whole.rawPayload.subarray(row.size - 10));
+  });
+});

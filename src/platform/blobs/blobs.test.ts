@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { testDatabase } from '../../../test/support/database.ts';
+import { createBlobStore } from './index.ts';
+import type { BlobStore } from './port.ts';
+
+// One contract, both stores: the filesystem (DATA_DIR/blobs) and the database (BLOB_STORE=postgres).
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-blobs-'));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+const database = await testDatabase();
+
+for (const kind of ['fs', 'postgres'] as const) {
+  describe(`blob store: ${kind}`, () => {
+    const store: BlobStore = createBlobStore({ blobStore: kind, dataDir: dir }, database.db);
+    const bytes = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 251));
+
+    it('stores, reads whole and by range, stats, overwrites and deletes', async () => {
+      assert.equal(store.kind, kind);
+      const key = `recordings/ws_test/${kind}-1.mp3`;
+      assert.equal(await store.get(key), null);
+      assert.equal(await store.stat(key), null);
+      await store.put(key, bytes, 'audio/mpeg');
+      assert.deepEqual(await store.stat(key), { size: 1000, contentType: 'audio/mpeg' });
+      const whole = await store.get(key);
+      assert.deepEqual(whole?.bytes, bytes);
+      const part = await store.getRange(key, 10, 19);
+      assert.deepEqual(part?.bytes, bytes.subarray(10, 20));
+      assert.equal(part?.size, 1000);
+      assert.deepEqual((await store.getRange(key, 990, 999))?.bytes, bytes.subarray(990));
+      await store.put(key, Buffer.from('short'), 'text/plain');
+      assert.deepEqual(await store.stat(key), { size: 5, contentType: 'text/plain' });
+      await store.delete(key);
+      assert.equal(await store.get(key), null);
+      await store.delete(key);
+    });
+
+    if (kind === 'fs') {
+      it('refuses keys that would leave its directory', async () => {
+        for (const key of ['../escape', 'a/../../b', '/etc/passwd', 'a\u0000b', '']) {
+          await assert.rejects(store.put(key, bytes, 'audio/mpeg'), /invalid blob key/);
+        }
+        assert.equal(fs.existsSync(path.join(dir, '..', 'escape')), false);
+      });
+    }
+  });
+}
