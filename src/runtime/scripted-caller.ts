@@ -108,10 +108,15 @@ export function createScriptedCaller(options: ScriptedCallerOptions, stt: { push
     if (stopped || far.closed) return;
     const now = clock.now();
     while (nextDue <= now) {
-      let frame = silence;
+      let frame: Int16Array = silence;
       if (speech) {
-        frame = new Int16Array(FRAME_SAMPLES);
-        frame.set(speech.subarray(speechOffset, speechOffset + FRAME_SAMPLES));
+        // A view of the rendered speech (no copy), but for the last, padded frame.
+        frame = speech.subarray(speechOffset, speechOffset + FRAME_SAMPLES);
+        if (frame.length < FRAME_SAMPLES) {
+          const padded = new Int16Array(FRAME_SAMPLES);
+          padded.set(frame);
+          frame = padded;
+        }
         speechOffset += FRAME_SAMPLES;
         if (speechOffset >= speech.length) speech = null;
       }

@@ -203,6 +203,26 @@ describe('call events to the agent webhook', () => {
   });
 });
 
+describe('functions during a call', () => {
+  it('calls the agent function the caller asks for, signed, with the call id, and says the result', async () => {
+    const fn = await startReceiver(() => ({ status: 200, body: JSON.stringify({ status: 'shipped' }) }));
+    after(() => fn.close());
+    const user = await signUp(t);
+    const agent = await createCallAgent(t, user, {
+      functions: [{ name: 'check_order', description: 'Check the status of an order', url: fn.url, parameters: { type: 'object', properties: {} } }],
+    });
+    const call = await waitForEnd(t, user, (await placeCall(t, user, { agent_id: agent.id, to: '+15550100200', simulation: { caller_script: ['Can you check the status of my order?', 'Thanks, goodbye!'] } })).id);
+    assert.equal(fn.received.length, 1);
+    const sent = JSON.parse(fn.received[0].body);
+    assert.equal(sent.function, 'check_order');
+    assert.equal(sent.call_id, call.id);
+    assert.equal(sent.agent_id, agent.id);
+    assert.equal(fn.received[0].headers['x-service-signature'], `sha256=${createHmac('sha256', agent.webhook_secret).update(fn.received[0].body).digest('hex')}`);
+    assert.match(call.transcript[2].text, /shipped/);
+    assert.equal(call.end_reason, 'caller_goodbye');
+  });
+});
+
 describe('placing calls: refusals', () => {
   it('validates the number and the agent, honours the do-not-call list, refuses an empty wallet', async () => {
     const user = await signUp(t);

@@ -24,11 +24,17 @@ export function createCallRecorder(options: { maxDurationMs: number }): CallReco
     const start = msToSamples(atMs);
     if (start < 0 || start >= maxSamples) return;
     const length = Math.min(frame.length, maxSamples - start);
-    for (let i = 0; i < length; i++) {
-      const at = start + i;
+    let done = 0;
+    // Block by block: a frame crosses at most one block boundary.
+    while (done < length) {
+      const at = start + done;
       const index = Math.floor(at / BLOCK_SAMPLES);
       while (blocks.length <= index) blocks.push(new Int32Array(BLOCK_SAMPLES));
-      blocks[index][at % BLOCK_SAMPLES] += frame[i];
+      const block = blocks[index];
+      const offset = at - index * BLOCK_SAMPLES;
+      const count = Math.min(length - done, BLOCK_SAMPLES - offset);
+      for (let i = 0; i < count; i++) block[offset + i] += frame[done + i];
+      done += count;
     }
     end = Math.max(end, start + length);
   }
@@ -39,9 +45,14 @@ export function createCallRecorder(options: { maxDurationMs: number }): CallReco
     durationMs: () => (end * 1000) / 16_000,
     pcm() {
       const out = new Int16Array(end);
-      for (let at = 0; at < end; at++) {
-        const value = blocks[Math.floor(at / BLOCK_SAMPLES)][at % BLOCK_SAMPLES];
-        out[at] = value > 32767 ? 32767 : value < -32768 ? -32768 : value;
+      for (let index = 0; index * BLOCK_SAMPLES < end; index++) {
+        const block = blocks[index];
+        const base = index * BLOCK_SAMPLES;
+        const count = Math.min(BLOCK_SAMPLES, end - base);
+        for (let i = 0; i < count; i++) {
+          const value = block[i];
+          out[base + i] = value > 32767 ? 32767 : value < -32768 ? -32768 : value;
+        }
       }
       return out;
     },

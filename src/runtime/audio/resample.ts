@@ -1,4 +1,7 @@
-import { ConverterType, create } from '@alexanderolsen/libsamplerate-js';
+import samplerate from '@alexanderolsen/libsamplerate-js';
+
+// A CommonJS (UMD) package: its exports come through the default import under ESM.
+const { ConverterType, create } = samplerate;
 
 // Sample-rate conversion with libsamplerate (WebAssembly): speech from providers at other rates
 // to the runtime's 16 kHz, and the telephony edge (8 kHz mu-law) both ways.

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createBuiltinTts } from '../../providers/tts/builtin.ts';
+import { FRAME_SAMPLES, SAMPLE_RATE, splitFrames } from './frames.ts';
+import { createCallRecorder } from './recorder.ts';
+import { createResampler, resamplePcm16 } from './resample.ts';
+import { createVoiceActivityDetector } from './vad.ts';
+
+// The runtime's audio parts on real audio: built-in synthesised speech, tones, silence.
+
+const speech = (await createBuiltinTts().synthesize('Hello, I would like to book a table for four people tonight.', 'builtin-ben')).pcm;
+
+function tone(hz: number, rate: number, seconds: number): Int16Array {
+  return Int16Array.from({ length: Math.round(rate * seconds) }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * hz * i) / rate)));
+}
+
+const zeroCrossings = (pcm: Int16Array) => pcm.reduce((n, s, i) => n + (i > 0 && (pcm[i - 1] < 0) !== (s < 0) ? 1 : 0), 0);
+
+describe('runtime audio', () => {
+  it('the WebRTC VAD calls most speech frames speech and silent frames not', async () => {
+    const vad = await createVoiceActivityDetector({ mode: 2 });
+    const frames = splitFrames(speech);
+    const voiced = frames.filter((f) => vad.isSpeech(f)).length;
+    assert.ok(voiced / frames.length > 0.5, `${voiced} of ${frames.length} speech frames`);
+    const silent = Array.from({ length: 50 }, () => new Int16Array(FRAME_SAMPLES));
+    assert.equal(silent.filter((f) => vad.isSpeech(f)).length, 0);
+    const hiss = Array.from({ length: 50 }, () => Int16Array.from({ length: FRAME_SAMPLES }, () => Math.round((Math.random() - 0.5) * 20)));
+    assert.ok(hiss.filter((f) => vad.isSpeech(f)).length < 5);
+    vad.close();
+  });
+
+  it('resampling keeps duration and pitch, one clip or a stream of chunks', async () => {
+    const at8k = tone(440, 8000, 1);
+    const up = await resamplePcm16(at8k, 8000, SAMPLE_RATE);
+    assert.ok(Math.abs(up.length - SAMPLE_RATE) < 200, `${up.length} samples`);
+    assert.ok(Math.abs(zeroCrossings(up) - 880) < 20, `${zeroCrossings(up)} zero crossings`);
+    const stream = await createResampler(SAMPLE_RATE, 8000);
+    const chunks = splitFrames(tone(440, SAMPLE_RATE, 1)).map((f) => stream.process(f));
+    stream.close();
+    const down = Int16Array.from(chunks.flatMap((c) => [...c]));
+    assert.ok(Math.abs(down.length - 8000) < 400, `${down.length} samples`);
+    assert.deepEqual(await resamplePcm16(at8k, 8000, 8000), at8k);
+  });
+
+  it('the recorder mixes both sides at their offsets on one bounded track', () => {
+    const recorder = createCallRecorder({ maxDurationMs: 2000 });
+    const frame = new Int16Array(FRAME_SAMPLES).fill(1000);
+    recorder.addCaller(1000, frame);
+    recorder.addAgent(1000, frame);
+    recorder.addAgent(1990, frame);
+    recorder.addCaller(5000, frame);
+    const pcm = recorder.pcm();
+    assert.equal(pcm.length, 32000, 'nothing past the maximum duration');
+    assert.equal(pcm[15999], 0);
+    assert.equal(pcm[16000], 2000, 'both sides summed at 1 s');
+    assert.equal(pcm[16000 + FRAME_SAMPLES], 0);
+    assert.equal(pcm[31999], 1000);
+    const loud = createCallRecorder({ maxDurationMs: 1000 });
+    loud.addCaller(0, new Int16Array(FRAME_SAMPLES).fill(30000));
+    loud.addAgent(0, new Int16Array(FRAME_SAMPLES).fill(30000));
+    assert.equal(loud.pcm()[0], 32767, 'clipped, not wrapped');
+    assert.equal(loud.durationMs(), 20);
+  });
+});
