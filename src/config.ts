@@ -120,6 +120,9 @@ export function loadConfig(env: Env = process.env) {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/$/, '');
   const jwtSecret = optional(env, 'JWT_SECRET');
+  if (read(env, 'TELEPHONY_PROVIDER') === 'twilio' && read(env, 'STT_BASE_URL') === undefined) {
+    throw new ConfigError('STT_BASE_URL', 'TELEPHONY_PROVIDER=twilio carries real audio: set STT_BASE_URL (an OpenAI-compatible /audio/transcriptions API)');
+  }
   if (jwtSecret !== undefined && jwtSecret.length < 32) {
     throw new ConfigError('JWT_SECRET', 'must be at least 32 characters');
   }
@@ -182,6 +185,12 @@ export function loadConfig(env: Env = process.env) {
       baseUrl: url(env, 'EMBEDDINGS_BASE_URL', ['http:', 'https:']),
       apiKey: optional(env, 'EMBEDDINGS_API_KEY'),
       model: str(env, 'EMBEDDINGS_MODEL', 'text-embedding-3-small'),
+    },
+    stt: {
+      baseUrl: url(env, 'STT_BASE_URL', ['http:', 'https:']),
+      apiKey: optional(env, 'STT_API_KEY'),
+      model: str(env, 'STT_MODEL', 'whisper-1'),
+      timeoutMs: int(env, 'STT_TIMEOUT_MS', 10_000, 100, 120_000),
     },
     tts: {
       baseUrl: url(env, 'TTS_BASE_URL', ['http:', 'https:']),

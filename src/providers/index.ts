@@ -7,6 +7,7 @@ import type { Database } from '../platform/db/schema.ts';
 import { createLlm } from './llm/index.ts';
 import { createTtsRegistryFromConfig, type TtsConfig, type TtsRegistry } from './tts/index.ts';
 import { createRuntimeSpeech } from './tts/runtime-speech.ts';
+import { createOpenAiStt } from './stt/openai.ts';
 import { createSandboxTelephony, type SandboxTelephony } from './telephony/sandbox.ts';
 import { createScaledClock } from '../runtime/clock.ts';
 import type { RuntimeClock, SpeechToText, TextToSpeech } from '../runtime/ports.ts';
@@ -39,6 +40,7 @@ export interface ProviderInputs {
     blobStore: 'fs' | 'postgres';
     dataDir: string;
     sandboxSpeed: number;
+    stt: { baseUrl?: string; apiKey?: string; model: string; timeoutMs: number };
   };
   clock: Clock;
   cpu: CpuPool;
@@ -71,6 +73,6 @@ export function createProviders(inputs: ProviderInputs, overrides: Partial<Provi
     speech,
     callClock,
     telephony: overrides.telephony ?? createSandboxTelephony({ clock: callClock, tts: speech }),
-    stt: overrides.stt,
+    stt: overrides.stt ?? (config.stt.baseUrl ? createOpenAiStt({ ...config.stt, baseUrl: config.stt.baseUrl }) : undefined),
   };
 }

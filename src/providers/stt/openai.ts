@@ -1,0 +1,29 @@
+import OpenAI, { toFile } from 'openai';
+import { pcm16ToWav } from '../../runtime/audio/wav.ts';
+import type { SpeechToText } from '../../runtime/ports.ts';
+
+// Speech to text through any OpenAI-compatible POST /audio/transcriptions (OpenAI, Groq, a
+// self-hosted faster-whisper or whisper.cpp server), with the `openai` SDK: one utterance, cut by
+// the call's VAD, sent as a 16 kHz mono WAV; the call's language as ISO 639-1.
+
+export interface OpenAiSttConfig {
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  /** Per request; a slower answer is a failure (the call goes on and asks the caller to repeat). */
+  timeoutMs: number;
+}
+
+export function createOpenAiStt(config: OpenAiSttConfig): SpeechToText {
+  const client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'unused', timeout: config.timeoutMs, maxRetries: 0 });
+  return {
+    async transcribe(audio, options) {
+      const file = await toFile(pcm16ToWav(audio), 'utterance.wav', { type: 'audio/wav' });
+      const result = await client.audio.transcriptions.create(
+        { file, model: config.model, language: options.language.split('-')[0].toLowerCase(), response_format: 'json' },
+        { signal: options.signal },
+      );
+      return result.text.trim();
+    },
+  };
+}
