@@ -12,7 +12,14 @@ export function createScaledClock(speed = 1): RuntimeClock {
     scale: 1 / speed,
     now: () => (performance.now() - origin) * speed,
     setTimer(fn, ms) {
-      const timer = setTimeout(fn, Math.max(0, ms / speed));
+      // Node may fire a timer up to a millisecond early; scaled by `speed` that is a long early
+      // fire in simulated time, so a timer re-arms until its simulated deadline has passed.
+      const deadline = performance.now() + Math.max(0, ms / speed);
+      let timer: NodeJS.Timeout;
+      const arm = () => {
+        timer = setTimeout(() => (performance.now() >= deadline ? fn() : arm()), Math.max(0, deadline - performance.now()));
+      };
+      arm();
       return { cancel: () => clearTimeout(timer) };
     },
   };

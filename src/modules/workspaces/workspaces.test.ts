@@ -204,6 +204,28 @@ describe('workspaces', async () => {
     assert.equal(row.max_concurrent_calls, 3);
   });
 
+  it('settings: shown by create and list, stored for the dialer, 404 from another workspace', async () => {
+    const owner = await signUp(t);
+    const extra = (await t.request({ method: 'POST', url: '/v1/workspaces', token: owner.accessToken, payload: { name: 'Extra' } })).json();
+    assert.deepEqual(extra.settings, { max_concurrent_calls: 10 });
+    const stored = async (id: string) => (await t.platform.db.selectFrom('workspaces').select('max_concurrent_calls').where('id', '=', id).executeTakeFirstOrThrow()).max_concurrent_calls;
+    assert.equal(await stored(extra.id), null, 'unset: the dialer uses MAX_CONCURRENT_CALLS');
+    const set = await t.request({ method: 'PATCH', url: `/v1/workspaces/${extra.id}`, token: owner.accessToken, payload: { settings: { max_concurrent_calls: 1000 } } });
+    assert.equal(set.statusCode, 200, set.body);
+    assert.equal(await stored(extra.id), 1000);
+    assert.equal(await stored(owner.workspaceId), null, 'the other workspace keeps its default');
+    const list = (await t.request({ method: 'GET', url: '/v1/workspaces', token: owner.accessToken })).json();
+    const byId = Object.fromEntries(list.data.map((w: { id: string; settings: unknown }) => [w.id, w.settings]));
+    assert.deepEqual(byId, { [extra.id]: { max_concurrent_calls: 1000 }, [owner.workspaceId]: { max_concurrent_calls: 10 } });
+
+    const stranger = await signUp(t);
+    for (const method of ['GET', 'PATCH'] as const) {
+      const res = await t.request({ method, url: `/v1/workspaces/${extra.id}`, token: stranger.accessToken, payload: method === 'PATCH' ? { settings: { max_concurrent_calls: 1 } } : undefined });
+      assert.equal(res.statusCode, 404, `${method}: ${res.body}`);
+    }
+    assert.equal(await stored(extra.id), 1000);
+  });
+
   it('deletes a workspace with its members, invitations and wallet (owner only)', async () => {
     const owner = await signUp(t);
     const extra = await createWorkspace(t, owner, 'Short-lived');
