@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import cors from '@fastify/cors';
+import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -33,6 +34,7 @@ import { callsRoutes } from './modules/calls/routes.ts';
 import { phoneNumbersRoutes } from './modules/phone-numbers/routes.ts';
 import { dncRoutes } from './modules/dnc/routes.ts';
 import { analyticsRoutes } from './modules/analytics/routes.ts';
+import { telephonyRoutes } from './modules/telephony/routes.ts';
 import { type CallsModule, createCallsModule } from './modules/calls/module.ts';
 import { registerDeliveryBacklogGauge } from './modules/housekeeping/backlog-gauge.ts';
 
@@ -92,6 +94,8 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   const metrics = createMetrics();
   registerDeliveryBacklogGauge(metrics.registry, platform);
   registerMetrics(app, metrics, config.metricsToken);
+  // WebSocket routes (media streams); a frame larger than any protocol message here closes the socket.
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   registerAuthentication(app, platform);
   registerIdempotency(app, platform);
   registerAuditTrail(app, platform.audit);
@@ -112,6 +116,7 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   await app.register(phoneNumbersRoutes(platform));
   await app.register(dncRoutes(platform));
   await app.register(analyticsRoutes(platform));
+  await app.register(telephonyRoutes(platform, calls));
 
   app.addHook('onClose', async () => {
     await calls.worker.stop();

@@ -43,7 +43,21 @@ describe('config', () => {
     ['JWT_SECRET', 'short', /^JWT_SECRET: must be at least 32 characters/],
     ['SIGNUP_CREDIT_USD', 'ten', /^SIGNUP_CREDIT_USD: expected a number/],
     ['TRUST_PROXY', 'the load balancer', /^TRUST_PROXY: expected true, false, a hop count/],
+    ['TWILIO_ACCOUNT_SID', 'my-account', /^TWILIO_ACCOUNT_SID: must be AC followed by 32 hexadecimal digits/],
+    ['TWILIO_API_BASE_URL', 'ftp://api.twilio.com', /^TWILIO_API_BASE_URL: expected a http: or https: URL/],
   ];
+
+  it('TELEPHONY_PROVIDER=twilio needs the account SID and auth token', () => {
+    const base = { TELEPHONY_PROVIDER: 'twilio', STT_BASE_URL: 'http://127.0.0.1:9/v1' };
+    for (const missing of ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN']) {
+      const env: Record<string, string> = { ...base, TWILIO_ACCOUNT_SID: `AC${'1'.repeat(32)}`, TWILIO_AUTH_TOKEN: 'token' };
+      delete env[missing];
+      assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.variable === missing);
+    }
+    const config = loadConfig({ ...base, TWILIO_ACCOUNT_SID: `AC${'1'.repeat(32)}`, TWILIO_AUTH_TOKEN: 'token', TWILIO_API_BASE_URL: 'http://127.0.0.1:9/' });
+    assert.deepEqual(config.twilio, { accountSid: `AC${'1'.repeat(32)}`, authToken: 'token', apiBaseUrl: 'http://127.0.0.1:9' });
+    assert.equal(loadConfig({}).twilio.apiBaseUrl, 'https://api.twilio.com');
+  });
   for (const [name, value, message] of bad) {
     it(`refuses ${name}=${value} naming the variable`, () => {
       assert.throws(() => loadConfig({ [name]: value }), (error: unknown) => {

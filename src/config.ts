@@ -123,6 +123,13 @@ export function loadConfig(env: Env = process.env) {
   if (read(env, 'TELEPHONY_PROVIDER') === 'twilio' && read(env, 'STT_BASE_URL') === undefined) {
     throw new ConfigError('STT_BASE_URL', 'TELEPHONY_PROVIDER=twilio carries real audio: set STT_BASE_URL (an OpenAI-compatible /audio/transcriptions API)');
   }
+  if (read(env, 'TELEPHONY_PROVIDER') === 'twilio') {
+    for (const name of ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN']) {
+      if (read(env, name) === undefined) throw new ConfigError(name, 'TELEPHONY_PROVIDER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
+    }
+  }
+  const twilioSid = optional(env, 'TWILIO_ACCOUNT_SID');
+  if (twilioSid !== undefined && !/^AC[0-9a-fA-F]{32}$/.test(twilioSid)) throw new ConfigError('TWILIO_ACCOUNT_SID', 'must be AC followed by 32 hexadecimal digits');
   if (jwtSecret !== undefined && jwtSecret.length < 32) {
     throw new ConfigError('JWT_SECRET', 'must be at least 32 characters');
   }
@@ -175,6 +182,12 @@ export function loadConfig(env: Env = process.env) {
       phoneNumberMonthlyUsd: decimal(env, 'PRICE_PHONE_NUMBER_MONTHLY_USD', 1.15, 0, 1000),
     },
     telephonyProvider: oneOf(env, 'TELEPHONY_PROVIDER', ['sandbox', 'twilio'] as const, 'sandbox'),
+    twilio: {
+      accountSid: twilioSid,
+      authToken: optional(env, 'TWILIO_AUTH_TOKEN'),
+      /** The REST root: a regional edge, or a local fake. */
+      apiBaseUrl: (url(env, 'TWILIO_API_BASE_URL', ['http:', 'https:']) ?? 'https://api.twilio.com').replace(/\/$/, ''),
+    },
     paymentsProvider: oneOf(env, 'PAYMENTS_PROVIDER', ['sandbox', 'stripe'] as const, 'sandbox'),
     llm: {
       baseUrl: url(env, 'LLM_BASE_URL', ['http:', 'https:']),

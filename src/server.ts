@@ -9,6 +9,7 @@ import { systemClock } from './platform/clock.ts';
 import { migrateToLatest, openDatabase } from './platform/db/database.ts';
 import { createWebhookWorker } from './modules/webhooks/worker.ts';
 import { createHousekeepingWorker } from './modules/housekeeping/worker.ts';
+import { checkMediaHealth, describeMediaHealth } from './providers/health.ts';
 
 async function main() {
   let config: ReturnType<typeof loadConfig>;
@@ -65,6 +66,10 @@ async function main() {
   if (config.role !== 'worker') {
     await app.listen({ port: config.port, host: config.host });
     app.log.info(`docs at ${config.publicBaseUrl}/docs, schema at ${config.publicBaseUrl}/openapi.json (database: ${database.kind})`);
+    // Which engines are real and whether they answer; logged once the checks are back, never blocking start-up.
+    void checkMediaHealth({ providers: platform.providers, config })
+      .then((health) => app.log.info({ media: health }, `media: ${describeMediaHealth(health)}`))
+      .catch((err) => app.log.warn({ err }, 'media health check failed'));
   } else {
     await app.ready();
     app.log.info('worker role: HTTP API not served');

@@ -33,9 +33,13 @@ it('the README quickstart places a sandbox call and fetches its transcript and r
   const block = /## Quickstart \(curl\)[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
   assert.ok(block, 'the README has a curl quickstart');
   const port = await freePort();
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), PORT: String(port), HOST: '127.0.0.1', DATA_DIR: path.join(work, 'data'), LOG_LEVEL: 'warn' };
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), PORT: String(port), HOST: '127.0.0.1', DATA_DIR: path.join(work, 'data'), LOG_LEVEL: 'info' };
   delete env.DATABASE_URL;
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: root, env, stdio: 'ignore' });
+  server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'ignore'] });
+  let log = '';
+  server.stdout?.on('data', (chunk: Buffer) => {
+    if (log.length < 1 << 20) log += chunk.toString();
+  });
   for (let i = 0; i < 300 && !(await fetch(`http://127.0.0.1:${port}/v1/health`).then((r) => r.ok, () => false)); i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -50,4 +54,6 @@ it('the README quickstart places a sandbox call and fetches its transcript and r
   const { samplesDecoded, sampleRate } = decoder.decode(new Uint8Array(mp3));
   decoder.free();
   assert.ok(samplesDecoded / sampleRate > 5, `a recording of ${samplesDecoded / sampleRate} s`);
+  // The start-up log says which media engines run (espeak-ng is installed where the suite runs: .ci/run).
+  assert.match(log, /media: telephony sandbox \(simulated\) · stt passthrough \(simulated\) · tts built-in voices via espeak-ng/, log.slice(0, 2000));
 });

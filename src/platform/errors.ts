@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   payment_failed: 402,
   insufficient_scope: 403,
   forbidden: 403,
+  invalid_signature: 403,
   not_found: 404,
   method_not_allowed: 405,
   not_acceptable: 406,

@@ -8,7 +8,12 @@ import { createLlm } from './llm/index.ts';
 import { createTtsRegistryFromConfig, type TtsConfig, type TtsRegistry } from './tts/index.ts';
 import { createRuntimeSpeech } from './tts/runtime-speech.ts';
 import { createOpenAiStt } from './stt/openai.ts';
+import type { NumberInventory } from '../modules/phone-numbers/inventory-port.ts';
 import { createSandboxTelephony, type SandboxTelephony } from './telephony/sandbox.ts';
+import { createSandboxInventory } from './telephony/sandbox-inventory.ts';
+import { createTwilioTelephony, type TwilioTelephony } from './telephony/twilio.ts';
+import { createTwilioClient } from './telephony/twilio-client.ts';
+import { createTwilioInventory } from './telephony/twilio-inventory.ts';
 import { createScaledClock } from '../runtime/clock.ts';
 import type { RuntimeClock, SpeechToText, TextToSpeech } from '../runtime/ports.ts';
 
@@ -23,8 +28,10 @@ export interface Providers {
   tts: TtsRegistry;
   /** Recordings and other large binaries. */
   blobs: BlobStore;
-  /** Places and answers calls (the sandbox simulates the callee). */
-  telephony: SandboxTelephony;
+  /** Places and answers calls: the sandbox (it simulates the callee) or Twilio (TELEPHONY_PROVIDER). */
+  telephony: SandboxTelephony | TwilioTelephony;
+  /** The telephony provider's numbers: searched, bought, imported, released. */
+  numbers: NumberInventory;
   /** The clock live calls run on: simulated time at SANDBOX_SPEED for the sandbox, real time otherwise. */
   callClock: RuntimeClock;
   /** Speech for live calls: the TTS providers at the runtime's 16 kHz, repeated lines cached. */
@@ -41,6 +48,9 @@ export interface ProviderInputs {
     dataDir: string;
     sandboxSpeed: number;
     stt: { baseUrl?: string; apiKey?: string; model: string; timeoutMs: number };
+    telephonyProvider: 'sandbox' | 'twilio';
+    twilio: { accountSid?: string; authToken?: string; apiBaseUrl: string };
+    publicBaseUrl: string;
   };
   clock: Clock;
   cpu: CpuPool;
@@ -65,14 +75,25 @@ export function createProviders(inputs: ProviderInputs, overrides: Partial<Provi
   // Synthesis runs in the app's worker threads (a 300-letter preview is about a second of CPU).
   const tts = overrides.tts ?? createTtsRegistryFromConfig(config, { cpu: inputs.cpu });
   const speech = overrides.speech ?? createRuntimeSpeech(tts);
-  const callClock = overrides.callClock ?? createScaledClock(config.sandboxSpeed);
+  const twilio = config.telephonyProvider === 'twilio';
+  // Real calls run in real time; the sandbox's simulated ones SANDBOX_SPEED times faster.
+  const callClock = overrides.callClock ?? createScaledClock(twilio ? 1 : config.sandboxSpeed);
+  const telephony = overrides.telephony ?? (twilio ? createTwilio(config) : createSandboxTelephony({ clock: callClock, tts: speech }));
   return {
     llmFor: overrides.llmFor ?? llmFor,
     tts,
     blobs: overrides.blobs ?? createBlobStore(config, inputs.db),
     speech,
     callClock,
-    telephony: overrides.telephony ?? createSandboxTelephony({ clock: callClock, tts: speech }),
+    telephony,
+    numbers: overrides.numbers ?? (telephony.name === 'twilio' ? createTwilioInventory({ client: telephony.client, voiceUrl: telephony.urls.voice, statusUrl: telephony.urls.status }) : createSandboxInventory()),
     stt: overrides.stt ?? (config.stt.baseUrl ? createOpenAiStt({ ...config.stt, baseUrl: config.stt.baseUrl }) : undefined),
   };
+}
+
+function createTwilio(config: ProviderInputs['config']): TwilioTelephony {
+  const { accountSid, authToken, apiBaseUrl } = config.twilio;
+  // config.ts refuses TELEPHONY_PROVIDER=twilio without both.
+  if (!accountSid || !authToken) throw new Error('TELEPHONY_PROVIDER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
+  return createTwilioTelephony({ client: createTwilioClient({ accountSid, authToken, apiBaseUrl }), publicBaseUrl: config.publicBaseUrl });
 }

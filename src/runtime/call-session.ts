@@ -56,6 +56,8 @@ export function createCallSession(deps: CallSessionDeps) {
   let silenceTimer: RuntimeTimer | null = null;
   let promptedStillThere = false;
   let voicemailPending = media.answeredBy === 'machine';
+  /** The message is being left on a machine: nothing it says interrupts or answers it. */
+  let leavingVoicemail = false;
   let ended = false;
   let resolveOutcome!: (outcome: SessionOutcome) => void;
   const outcome = new Promise<SessionOutcome>((resolve) => {
@@ -87,7 +89,7 @@ export function createCallSession(deps: CallSessionDeps) {
       silenceTimer = null;
     },
     onSpeech: (speechMs) => {
-      if (turn && agent.interruptible && speechMs >= agent.barge_in_min_ms && !voicemailPending) bargeIn();
+      if (turn && agent.interruptible && speechMs >= agent.barge_in_min_ms && !voicemailPending && !leavingVoicemail) bargeIn();
     },
     onUtterance: (utterance) => void onUtterance(utterance),
   });
@@ -261,7 +263,7 @@ export function createCallSession(deps: CallSessionDeps) {
   // ---- the caller's side ------------------------------------------------------------------
 
   async function onUtterance(utterance: Utterance) {
-    if (ended) return;
+    if (ended || leavingVoicemail) return;
     // Speech while the agent talks that was too short to barge in (a cough, "mm-hm") is not a turn.
     if (turn && !voicemailPending) return;
     const turnEndAt = clock.now();
@@ -281,10 +283,28 @@ export function createCallSession(deps: CallSessionDeps) {
     record({ role: 'user', text, start_ms: since(utterance.startMs), end_ms: since(utterance.endMs) });
     if (voicemailPending) {
       voicemailPending = false;
-      return speak(agent.voicemail.message ?? `Hello, this is ${agent.name}. Please call us back.`, { kind: 'voicemail' });
+      return speak(voicemailMessage(), { kind: 'voicemail' });
     }
     await respond(text, turnEndAt, sttMs);
   }
+
+  /**
+   * A machine answered (a verdict after the greeting started: Twilio detects the end of the
+   * machine's message): stop talking, then hang up or leave the message after the beep.
+   */
+  function leaveVoicemail() {
+    const current = turn;
+    turn = null;
+    current?.controller.abort();
+    speaker.clear();
+    stream.clear();
+    silenceTimer?.cancel();
+    if (agent.voicemail.action === 'hangup') return finish({ status: 'voicemail', endReason: 'voicemail' });
+    leavingVoicemail = true;
+    speak(voicemailMessage(), { kind: 'voicemail' });
+  }
+
+  const voicemailMessage = () => agent.voicemail.message ?? `Hello, this is ${agent.name}. Please call us back.`;
 
   // ---- the end ----------------------------------------------------------------------------
 
@@ -311,6 +331,14 @@ export function createCallSession(deps: CallSessionDeps) {
         const at = clock.now();
         deps.recorder?.addCaller(since(at), frame);
         detector.feed(frame, at);
+      });
+      stream.onDtmf?.((digit) => {
+        if (ended) return;
+        const at = since(clock.now());
+        record({ role: 'user', text: digit, start_ms: at, end_ms: at, dtmf: true });
+      });
+      media.onAnsweredBy?.((who) => {
+        if (who === 'machine' && !ended && !voicemailPending && !leavingVoicemail) leaveVoicemail();
       });
       stream.onClose((reason) => {
         if (reason.kind === 'hangup') finish({ status: 'completed', endReason: 'customer_hangup' });

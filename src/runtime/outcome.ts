@@ -6,6 +6,8 @@ export interface TranscriptEntry {
   text: string;
   start_ms: number;
   end_ms: number;
+  /** A keypad digit the caller pressed (the text is the digit); it starts no agent turn. */
+  dtmf?: boolean;
   /** Agent turns cut by a barge-in keep the words actually played. */
   interrupted?: boolean;
   /** Agent turns answering a caller turn: end of the caller's turn → first agent audio frame written. */

@@ -26,6 +26,8 @@ export interface MediaStream {
   onFrame(listener: (frame: Int16Array) => void): void;
   /** Registers the receiver of marks the far end has played (see `mark`). */
   onMark(listener: (name: string) => void): void;
+  /** Registers the receiver of keypad digits the caller pressed (Twilio `dtmf`), when the transport has them. */
+  onDtmf?(listener: (digit: string) => void): void;
   /** Registers the receiver of the far end closing (hang-up or media failure); called at most once. */
   onClose(listener: (reason: MediaCloseReason) => void): void;
   /** Writes one agent frame. Returns false when the transport is over its bound (a slow peer). */
@@ -55,6 +57,11 @@ export interface CallMedia {
   stt?: SpeechToText;
   /** `machine` when an answering machine picked up (voicemail handling). */
   answeredBy: 'human' | 'machine';
+  /**
+   * Registers the receiver of a verdict that arrives after the media started (Twilio's asynchronous
+   * answering-machine detection): `machine` turns the call to voicemail handling.
+   */
+  onAnsweredBy?(listener: (who: 'human' | 'machine') => void): void;
   /** Hands the call to `to` (the media ends after it). */
   transfer(to: string): Promise<void>;
   /** Ends the call from our side. */

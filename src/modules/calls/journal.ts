@@ -255,6 +255,38 @@ export function createCallJournal(deps: JournalDeps) {
       });
     },
 
+    /**
+     * Binds a ringing call to the provider's call id and keeps the SHA-256 of the single-use token
+     * its media stream will present; false when the call is not ringing any more.
+     */
+    async expectStream(callId: string, providerCallId: string, tokenHash: string): Promise<boolean> {
+      const set = await db
+        .updateTable('calls')
+        .set({ provider_call_id: providerCallId, stream_token_hash: tokenHash, updated_at: clock.now() })
+        .where('id', '=', callId)
+        .where('status', '=', 'ringing')
+        .executeTakeFirst();
+      return Number(set.numUpdatedRows) === 1;
+    },
+
+    /**
+     * The media stream of a ringing call presented its token: the token is spent and this holder
+     * takes the call's lease (the call runs where its media arrives). Undefined when the token is
+     * wrong, already used, or the call is no longer ringing.
+     */
+    async claimStream(callId: string, tokenHash: string, providerCallId: string, holder: string, leaseMs: number) {
+      const now = clock.now();
+      return db
+        .updateTable('calls')
+        .set({ stream_token_hash: null, lease_holder: holder, lease_expires_at: new Date(now.getTime() + leaseMs), last_renewed_at: now, updated_at: now })
+        .where('id', '=', callId)
+        .where('stream_token_hash', '=', tokenHash)
+        .where('provider_call_id', '=', providerCallId)
+        .where('status', '=', 'ringing')
+        .returningAll()
+        .executeTakeFirst();
+    },
+
     /** Extends the leases of this holder's live calls; answers the controls asked for by other instances. */
     async renew(holder: string, callIds: string[], leaseMs: number) {
       if (callIds.length === 0) return [];

@@ -13,6 +13,7 @@ export const TranscriptItem = Type.Object(
     start_ms: Type.Integer({ description: "Milliseconds since the answer, on the call's clock (simulated in the sandbox)" }),
     end_ms: Type.Integer(),
     interrupted: Type.Optional(Type.Boolean({ description: 'An agent turn cut by the caller: the words actually played' })),
+    dtmf: Type.Optional(Type.Boolean({ description: 'A keypad digit the caller pressed (text is the digit: 0-9, *, #)' })),
     latency_ms: Type.Optional(Type.Integer({ description: "End of the caller's turn → first agent audio frame written" })),
     timings: Type.Optional(Type.Object({ stt_ms: Type.Integer(), llm_first_token_ms: Type.Integer(), tts_first_audio_ms: Type.Integer() })),
   },

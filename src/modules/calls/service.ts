@@ -119,7 +119,9 @@ export function createCallsService(deps: CallsServiceDeps) {
       // Inbound calls are always answered (they count toward the live total, never wait).
       await journal.ring(row, runner.holder, deps.leaseMs);
       const ringing = await callOf(workspaceId, id);
-      const media = deps.providers.telephony.acceptInbound({ callId: id, from, to, simulation: body.simulation ?? null });
+      const { telephony } = deps.providers;
+      if (telephony.name !== 'sandbox') throw invalidState('Inbound sandbox calls need TELEPHONY_PROVIDER=sandbox.');
+      const media = telephony.acceptInbound({ callId: id, from, to, simulation: body.simulation ?? null });
       void runner.runInbound(ringing, media);
       return ringing;
     },

@@ -76,6 +76,8 @@ export interface CallsTable {
   last_renewed_at: Timestamp | null;
   /** A hang-up or transfer asked for while another instance runs the call; applied by its owner. */
   control: Json<CallControl> | null;
+  /** SHA-256 of the single-use token a Twilio Media Stream presents for this call; null once used. */
+  stream_token_hash: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

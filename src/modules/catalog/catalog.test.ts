@@ -8,6 +8,7 @@ import { createCpuPool, cpuTask } from '../../platform/cpu-pool.ts';
 import type * as poolTasks from '../../platform/cpu-pool.test-tasks.ts';
 import { newGate, openGate } from '../../platform/cpu-pool.test-tasks.ts';
 import { BUILTIN_SAMPLE_RATE, createBuiltinTts } from '../../providers/tts/builtin.ts';
+import { createEspeakSpeech } from '../../providers/tts/espeak.ts';
 import { startFakeSpeechServer } from '../../providers/tts/fake-server.ts';
 
 /** True when `bytes` starts with an MPEG audio frame header (11-bit 0x7FF sync, layer III). */
@@ -86,7 +87,7 @@ describe('catalog', async () => {
     assert.ok(custom.rawPayload.length < bytes.length);
   });
 
-  it('speaks a 300-character text as whole MP3 frames, synthesised and encoded in the worker threads', async () => {
+  it('speaks a 300-character text as whole MP3 frames (espeak-ng when installed, as the app does)', async () => {
     const user = await signUp(t);
     const key = await createApiKey(t, user, 'read-only');
     const res = await t.request({ method: 'GET', url: `/v1/voices/builtin-sam/preview?text=${encodeURIComponent(LONG_TEXT)}`, token: key.key });
@@ -94,7 +95,7 @@ describe('catalog', async () => {
     assert.equal(res.headers['content-type'], 'audio/mpeg');
     const frames = mpeg2Frames(res.rawPayload);
     // 576 samples a frame; the encoder adds its delay and a flushed frame or two.
-    const speech = await createBuiltinTts().synthesize(LONG_TEXT, 'builtin-sam');
+    const speech = await createBuiltinTts({ espeak: createEspeakSpeech() }).synthesize(LONG_TEXT, 'builtin-sam');
     const extra = frames * 576 - speech.pcm.length;
     assert.ok(extra >= 0 && extra < 4 * 576, `${frames} frames for ${speech.pcm.length} samples`);
   });

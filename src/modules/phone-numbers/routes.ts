@@ -5,7 +5,6 @@ import { IdParams, ListOf, NoContent } from '../../platform/http/schemas.ts';
 import { usdToMicros } from '../../platform/money.ts';
 import { pageRequest } from '../../platform/pagination.ts';
 import type { Platform } from '../../platform/platform.ts';
-import { createSandboxInventory } from '../../providers/telephony/sandbox-inventory.ts';
 import { AcquireBody, AssignBody, AvailableNumber, AvailableQuery, PhoneNumber, PhoneNumberListQuery, PhoneNumberUpdate } from './schemas.ts';
 import { createPhoneNumbersService } from './service.ts';
 
@@ -18,7 +17,7 @@ export function phoneNumbersRoutes(platform: Platform): FastifyPluginAsyncTypebo
   const service = createPhoneNumbersService({
     db: platform.db,
     clock: platform.clock,
-    inventory: createSandboxInventory(),
+    inventory: platform.providers.numbers,
     monthlyMicros: usdToMicros(platform.config.pricing.phoneNumberMonthlyUsd),
   });
   const ws = (request: Parameters<typeof workspaceOf>[0]) => workspaceOf(request).workspaceId;

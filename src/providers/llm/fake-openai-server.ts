@@ -103,7 +103,43 @@ function chunks(text: string, size: number): string[] {
   return out;
 }
 
-export async function startFakeOpenAi(opts: { apiKey?: string } = {}): Promise<FakeOpenAiServer> {
+/** A model's pace: the first token after `firstTokenMs`, then `tokensPerSecond` (a token is a word or a piece of one). */
+export interface ModelPace {
+  firstTokenMs: number;
+  tokensPerSecond: number;
+}
+
+/** Tokens as a model emits them: words with their leading space, long words in pieces of 5 letters. */
+export function tokensOf(text: string): string[] {
+  return (text.match(/\s*\S+/g) ?? []).flatMap((word) => {
+    const pieces: string[] = [];
+    for (let i = 0; i < word.length; i += 5) pieces.push(word.slice(i, i + 5));
+    return pieces;
+  });
+}
+
+function streamPaced(res: http.ServerResponse, content: string, pace: ModelPace, send: (delta: object, finish?: string | null) => void, finish: string) {
+  const tokens = tokensOf(content);
+  const started = performance.now();
+  let index = 0;
+  let timer: NodeJS.Timeout | undefined;
+  res.on('close', () => clearTimeout(timer));
+  const next = () => {
+    if (res.destroyed) return;
+    send({ content: tokens[index++] });
+    if (index < tokens.length) {
+      // Due times from the start, so timer lateness does not add up over a long reply.
+      const due = pace.firstTokenMs + (index * 1000) / pace.tokensPerSecond;
+      timer = setTimeout(next, Math.max(0, due - (performance.now() - started)));
+      return;
+    }
+    send({}, finish);
+    res.end('data: [DONE]\n\n');
+  };
+  timer = setTimeout(next, pace.firstTokenMs);
+}
+
+export async function startFakeOpenAi(opts: { apiKey?: string; pace?: ModelPace } = {}): Promise<FakeOpenAiServer> {
   const requests: RecordedRequest[] = [];
   const queue: Responder[] = [];
 
@@ -180,6 +216,7 @@ export async function startFakeOpenAi(opts: { apiKey?: string } = {}): Promise<F
       const send = (delta: object, finish_reason: string | null = null) =>
         res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: b.model, choices: [{ index: 0, delta, logprobs: null, finish_reason }] })}\n\n`);
       send({ role: 'assistant', content: '', refusal: null });
+      if (opts.pace && content) return void streamPaced(res, content, opts.pace, send, finish);
       for (const piece of chunks(content ?? '', 7)) send({ content: piece });
       toolCalls.forEach((call, index) => {
         send({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] });

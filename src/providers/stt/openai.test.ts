@@ -105,7 +105,8 @@ describe('OpenAI-compatible STT', () => {
   });
 
   it('TELEPHONY_PROVIDER=twilio without STT_BASE_URL stops start-up naming the variable', () => {
-    assert.throws(() => loadConfig({ TELEPHONY_PROVIDER: 'twilio' }), (error: unknown) => error instanceof ConfigError && /STT_BASE_URL/.test(error.message));
-    assert.equal(loadConfig({ TELEPHONY_PROVIDER: 'twilio', STT_BASE_URL: 'http://127.0.0.1:9/v1' }).stt.model, 'whisper-1');
+    const twilio = { TELEPHONY_PROVIDER: 'twilio', TWILIO_ACCOUNT_SID: `AC${'0'.repeat(32)}`, TWILIO_AUTH_TOKEN: 'token' };
+    assert.throws(() => loadConfig(twilio), (error: unknown) => error instanceof ConfigError && /STT_BASE_URL/.test(error.message));
+    assert.equal(loadConfig({ ...twilio, STT_BASE_URL: 'http://127.0.0.1:9/v1' }).stt.model, 'whisper-1');
   });
 });

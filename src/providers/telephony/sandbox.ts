@@ -37,6 +37,7 @@ export interface SandboxTelephonyDeps {
 }
 
 export interface SandboxTelephony extends TelephonyProvider {
+  readonly name: 'sandbox';
   /** An inbound call to one of the workspace's numbers, from a simulated caller. */
   acceptInbound(request: InboundRequest): CallMedia;
 }

@@ -1,4 +1,5 @@
 import { type CpuPool, cpuTask } from '../../platform/cpu-pool.ts';
+import type { EspeakSpeech } from './espeak.ts';
 import type { SynthesizedAudio, TtsProvider, VoiceInfo } from './port.ts';
 import type * as worker from './worker.ts';
 
@@ -8,7 +9,8 @@ import type * as worker from './worker.ts';
 // and the pitch falls over a sentence (rises on a question). It is not intelligible speech, but
 // it is real audio that sounds like talking, whose length follows the text, and that differs per
 // voice (pitch, speaking rate, vocal-tract length). Output is deterministic: the same text and
-// voice always give the same samples.
+// voice always give the same samples. When the `espeak-ng` program is installed, createBuiltinTts
+// given an EspeakSpeech (espeak.ts) speaks the same voices through it instead, intelligibly.
 
 export { encodeMp3 } from './mp3.ts';
 
@@ -320,20 +322,50 @@ export function synthesizeWith(text: string, params: VoiceParams, sampleRate = B
 
 const synthesizeTask = cpuTask<typeof worker.synthesizeBuiltin>(new URL('./worker.ts', import.meta.url), 'synthesizeBuiltin');
 
+/** What speaks the built-in voices: the espeak-ng program, or this file's formant synthesiser. */
+export type BuiltinEngine = 'espeak-ng' | 'formant';
+
+export interface BuiltinTts extends TtsProvider {
+  /** The engine in use (detects espeak-ng on the first call), for the health route and the start-up log. */
+  engine(): Promise<BuiltinEngine>;
+}
+
+export interface BuiltinTtsOptions {
+  /** The app's pool: formant synthesis runs in its worker threads. */
+  cpu?: CpuPool;
+  /** espeak-ng (createEspeakSpeech): used when its program answers, else the formant synthesiser. */
+  espeak?: EspeakSpeech;
+  /** Told when an espeak-ng run fails and that text is spoken by the formant synthesiser instead. */
+  onEspeakError?: (error: Error) => void;
+}
+
 /**
- * The built-in engine. With `cpu` (the app's pool) synthesis runs in a worker thread: a 300-letter
- * text is about half a second of CPU, which on the event loop would stall every other request.
+ * The built-in engine. With `cpu` (the app's pool) formant synthesis runs in a worker thread: a
+ * 300-letter text is about half a second of CPU, which on the event loop would stall every other
+ * request. espeak-ng runs in its own process, so it needs no pool.
  */
-export function createBuiltinTts(options: { cpu?: CpuPool } = {}): TtsProvider {
+export function createBuiltinTts(options: BuiltinTtsOptions = {}): BuiltinTts {
   const byId = new Map(BUILTIN_VOICES.map((v) => [v.id, v]));
+  const { espeak } = options;
+  const engine = async (): Promise<BuiltinEngine> => (espeak && (await espeak.detect()) ? 'espeak-ng' : 'formant');
+  const formant = async (text: string, found: BuiltinVoice) =>
+    options.cpu ? await options.cpu.run(synthesizeTask, { text, voiceId: found.id }) : synthesizeWith(text, found.params);
   return {
     name: 'builtin',
+    engine,
     voices: () => BUILTIN_VOICES.map(({ params: _params, ...info }) => info),
     async synthesize(text: string, voiceId: string): Promise<SynthesizedAudio> {
       const found = byId.get(voiceId);
       if (!found) throw new Error(`builtin TTS has no voice ${voiceId}`);
-      const pcm = options.cpu ? await options.cpu.run(synthesizeTask, { text, voiceId }) : synthesizeWith(text, found.params);
-      return { pcm, sampleRate: BUILTIN_SAMPLE_RATE };
+      if (espeak && (await engine()) === 'espeak-ng') {
+        try {
+          return await espeak.synthesize(text, voiceId);
+        } catch (error) {
+          // A failed run (killed at its time-out, a voice missing from the installed data) still speaks.
+          options.onEspeakError?.(error as Error);
+        }
+      }
+      return { pcm: await formant(text, found), sampleRate: BUILTIN_SAMPLE_RATE };
     },
   };
 }

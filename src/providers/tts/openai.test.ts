@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { startFakeSpeechServer } from './fake-server.ts';
+import { FAKE_SPEECH_SAMPLES_PER_CHAR, fakeSpeechPcm, startFakeSpeechServer } from './fake-server.ts';
 import { encodeMp3 } from './mp3.ts';
-import { createOpenAiTts, OPENAI_PCM_SAMPLE_RATE } from './openai.ts';
+import { createOpenAiTts, createPcm16Decoder, OPENAI_PCM_SAMPLE_RATE } from './openai.ts';
+import type { SynthesizedAudio } from './port.ts';
 import { createTtsRegistry } from './index.ts';
 import { createBuiltinTts } from './builtin.ts';
 
@@ -36,5 +37,68 @@ describe('OpenAI-compatible TTS adapter', async () => {
     assert.equal(registry.providerOf('builtin-ava')?.name, 'builtin');
     assert.equal(registry.findVoice('openai-alloy')?.provider, 'openai');
     assert.equal(registry.findVoice('nobody'), undefined);
+  });
+
+  it('describes the registry: the built-in engine and which providers stream', async () => {
+    const registry = createTtsRegistry([createBuiltinTts(), createOpenAiTts({ baseUrl: fake.baseUrl, model: 'tts-1', voices: ['alloy'] })]);
+    assert.deepEqual(await registry.describe(), {
+      builtin_engine: 'formant',
+      providers: [
+        { name: 'builtin', voices: 8, streaming: false },
+        { name: 'openai', voices: 1, streaming: true },
+      ],
+    });
+  });
+});
+
+describe('OpenAI-compatible TTS adapter, streamed', async () => {
+  const fake = await startFakeSpeechServer({ stream: { chunks: 5, delayMs: 30 } });
+  after(() => fake.close());
+  const tts = createOpenAiTts({ baseUrl: fake.baseUrl, model: 'tts-1', voices: ['alloy'] });
+  const text = 'Streamed as it is synthesised.';
+
+  it('yields the PCM piece by piece, the same samples as the whole body, odd bytes kept across pieces', async () => {
+    const pieces: SynthesizedAudio[] = [];
+    for await (const audio of tts.stream!(text, 'openai-alloy')) pieces.push(audio);
+    assert.ok(pieces.length >= 3, `${pieces.length} pieces`);
+    assert.ok(pieces.every((p) => p.sampleRate === OPENAI_PCM_SAMPLE_RATE));
+    const joined = Int16Array.from(pieces.flatMap((p) => [...p.pcm]));
+    assert.equal(joined.length, Math.round(FAKE_SPEECH_SAMPLES_PER_CHAR * text.length));
+    assert.deepEqual(joined, (await tts.synthesize(text, 'openai-alloy')).pcm);
+    assert.equal(await fake.streams[0].closed, 'finished');
+  });
+
+  it('stops at an abort, closing the connection', async () => {
+    const controller = new AbortController();
+    let pieces = 0;
+    for await (const _audio of tts.stream!(text, 'openai-alloy', controller.signal)) {
+      pieces++;
+      controller.abort();
+    }
+    assert.equal(pieces, 1);
+    const stream = fake.streams.at(-1)!;
+    assert.equal(await stream.closed, 'aborted');
+    assert.ok(stream.sent < stream.chunks);
+  });
+
+  it('fails on an unknown voice', async () => {
+    await assert.rejects(async () => {
+      for await (const _audio of tts.stream!(text, 'openai-nobody'));
+    }, /no voice/);
+  });
+});
+
+describe('PCM16 decoder', () => {
+  it('keeps a sample split between pieces, any way the bytes are cut', () => {
+    const bytes = new Uint8Array(fakeSpeechPcm('abc'));
+    const expected = createPcm16Decoder().decode(bytes);
+    for (const cut of [1, 2, 3, 7]) {
+      const decoder = createPcm16Decoder();
+      const parts: number[] = [];
+      for (let at = 0; at < bytes.length; at += cut) parts.push(...decoder.decode(bytes.subarray(at, at + cut)));
+      parts.push(...decoder.decode(new Uint8Array(0)));
+      assert.deepEqual(Int16Array.from(parts), expected, `pieces of ${cut} bytes`);
+    }
+    assert.ok(expected.some((s) => s < -4000));
   });
 });

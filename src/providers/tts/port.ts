@@ -28,4 +28,10 @@ export interface TtsProvider {
   voices(): VoiceInfo[];
   /** Speaks `text` with one of this provider's voices; throws for a voice it does not have. */
   synthesize(text: string, voiceId: string): Promise<SynthesizedAudio>;
+  /**
+   * Speaks `text` as audio chunks while the provider produces it, so playback starts before the
+   * whole text is synthesised (an HTTP API streaming its response). Optional: a provider without it
+   * is asked for `synthesize`. Ends early, without an error, once `signal` is aborted.
+   */
+  stream?(text: string, voiceId: string, signal?: AbortSignal): AsyncIterable<SynthesizedAudio>;
 }

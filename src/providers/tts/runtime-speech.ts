@@ -1,11 +1,15 @@
 import { SAMPLE_RATE } from '../../runtime/audio/frames.ts';
+import { createResampler, type Resampler, resamplePcm16 } from '../../runtime/audio/resample.ts';
 import type { TextToSpeech } from '../../runtime/ports.ts';
-import type { TtsRegistry } from './index.ts';
 import { DEFAULT_VOICE_ID } from './builtin.ts';
+import type { TtsRegistry } from './index.ts';
 
 // The call runtime's TextToSpeech over the deployment's TTS providers: audio at the runtime's
-// 16 kHz, one chunk per sentence. Lines that repeat (greetings, prompts, the sandbox caller's
-// script) are kept in a bounded cache, so a busy process does not synthesise them again.
+// 16 kHz. A provider that streams (an HTTP API sending its PCM as it synthesises) is played as it
+// arrives, resampled chunk by chunk, so the first words of a sentence play before its end is
+// synthesised; others give one chunk per sentence. Lines that repeat (greetings, prompts, the
+// sandbox caller's script) are kept whole in a bounded cache, so a busy process does not
+// synthesise them again: the first time a line is spoken it streams and its pieces are kept.
 
 export interface RuntimeSpeechOptions {
   /** Bound of the cache, in samples (default 16 M samples: 32 MB, about 17 minutes of speech). */
@@ -14,56 +18,128 @@ export interface RuntimeSpeechOptions {
   maxCachedText?: number;
 }
 
+/** A cached line; undefined when its first speaker stopped before the end (the next one speaks it anew). */
+type CacheEntry = Promise<Int16Array | undefined>;
+
 export function createRuntimeSpeech(registry: TtsRegistry, options: RuntimeSpeechOptions = {}): TextToSpeech {
-  const limit = options.cacheSamples ?? 16 * 1024 * 1024;
   const maxText = options.maxCachedText ?? 200;
-  const cache = new Map<string, Promise<Int16Array>>();
-  let cachedSamples = 0;
+  const cache = createLineCache(options.cacheSamples ?? 16 * 1024 * 1024);
 
-  async function render(text: string, voice: string): Promise<Int16Array> {
-    const provider = registry.providerOf(voice) ?? registry.providerOf(DEFAULT_VOICE_ID);
-    if (!provider) throw new Error(`no TTS provider has voice ${voice}`);
-    const audio = await provider.synthesize(text, registry.providerOf(voice) ? voice : DEFAULT_VOICE_ID);
-    if (audio.sampleRate === SAMPLE_RATE) return audio.pcm;
-    const { resamplePcm16 } = await import('../../runtime/audio/resample.ts');
-    return resamplePcm16(audio.pcm, audio.sampleRate, SAMPLE_RATE);
-  }
-
-  function cached(text: string, voice: string): Promise<Int16Array> {
-    if (text.length > maxText) return render(text, voice);
-    const key = `${voice}\u0001${text}`;
-    const hit = cache.get(key);
-    if (hit) {
-      // Most recently used last.
-      cache.delete(key);
-      cache.set(key, hit);
-      return hit;
+  /** Speaks a line not in the cache, keeping its pieces: the whole line is cached once it ends. */
+  async function* speakAndRemember(key: string, text: string, voice: string, signal: AbortSignal | undefined) {
+    let settle: (pcm: Int16Array | undefined) => void = () => undefined;
+    const entry: CacheEntry = new Promise((resolve) => {
+      settle = resolve;
+    });
+    cache.remember(key, entry);
+    const pieces: Int16Array[] = [];
+    let complete = false;
+    try {
+      for await (const pcm of liveSpeech(registry, text, voice, signal)) {
+        if (signal?.aborted) break;
+        pieces.push(pcm);
+        yield pcm;
+      }
+      complete = !signal?.aborted;
+    } finally {
+      // Failed, aborted, or the listener left: nothing cached; a line waiting on it speaks it itself.
+      if (!complete) cache.forget(key, entry);
+      settle(complete ? concat(pieces) : undefined);
     }
-    const pending = render(text, voice);
-    cache.set(key, pending);
-    pending.then(
-      (pcm) => {
-        cachedSamples += pcm.length;
-        while (cachedSamples > limit && cache.size > 1) {
-          const [oldest, value] = cache.entries().next().value as [string, Promise<Int16Array>];
-          cache.delete(oldest);
-          void value.then((old) => {
-            cachedSamples -= old.length;
-          });
-          if (oldest === key) break;
-        }
-      },
-      () => cache.delete(key),
-    );
-    return pending;
   }
 
   return {
     async *synthesize(text, voice, opts) {
-      if (opts?.signal?.aborted) return;
-      const pcm = await cached(text, voice);
-      if (opts?.signal?.aborted) return;
-      yield pcm;
+      const signal = opts?.signal;
+      if (signal?.aborted) return;
+      if (text.length > maxText) {
+        for await (const pcm of liveSpeech(registry, text, voice, signal)) {
+          if (signal?.aborted) return;
+          yield pcm;
+        }
+        return;
+      }
+      const key = `${voice}\u0001${text}`;
+      for (let hit = cache.lookup(key); hit; hit = cache.lookup(key)) {
+        const pcm = await hit;
+        if (signal?.aborted) return;
+        if (pcm) {
+          yield pcm;
+          return;
+        }
+      }
+      yield* speakAndRemember(key, text, voice, signal);
     },
   };
+}
+
+/** The sentence as 16 kHz chunks while the provider produces it (one chunk from a provider that does not stream). */
+async function* liveSpeech(registry: TtsRegistry, text: string, voice: string, signal: AbortSignal | undefined): AsyncGenerator<Int16Array> {
+  const known = registry.providerOf(voice);
+  const provider = known ?? registry.providerOf(DEFAULT_VOICE_ID);
+  if (!provider) throw new Error(`no TTS provider has voice ${voice}`);
+  const voiceId = known ? voice : DEFAULT_VOICE_ID;
+  if (!provider.stream) {
+    const audio = await provider.synthesize(text, voiceId);
+    yield await resamplePcm16(audio.pcm, audio.sampleRate, SAMPLE_RATE);
+    return;
+  }
+  // One resampler for the whole sentence: it keeps its filter state from chunk to chunk.
+  let resampler: Resampler | undefined;
+  try {
+    for await (const audio of provider.stream(text, voiceId, signal)) {
+      resampler ??= await createResampler(audio.sampleRate, SAMPLE_RATE);
+      const pcm = resampler.process(audio.pcm);
+      if (pcm.length > 0) yield pcm;
+    }
+  } finally {
+    resampler?.close();
+  }
+}
+
+/** Whole lines by key, least recently used first out once they hold more than `limit` samples. */
+function createLineCache(limit: number) {
+  const cache = new Map<string, CacheEntry>();
+  let cachedSamples = 0;
+  return {
+    lookup(key: string): CacheEntry | undefined {
+      const hit = cache.get(key);
+      if (hit) {
+        // Most recently used last.
+        cache.delete(key);
+        cache.set(key, hit);
+      }
+      return hit;
+    },
+    /** Drops `entry` unless another has taken its key since. */
+    forget(key: string, entry: CacheEntry) {
+      if (cache.get(key) === entry) cache.delete(key);
+    },
+    remember(key: string, entry: CacheEntry) {
+      cache.set(key, entry);
+      void entry.then((pcm) => {
+        if (!pcm) return;
+        cachedSamples += pcm.length;
+        while (cachedSamples > limit && cache.size > 1) {
+          const [oldest, value] = cache.entries().next().value as [string, CacheEntry];
+          cache.delete(oldest);
+          void value.then((old) => {
+            cachedSamples -= old?.length ?? 0;
+          });
+          if (oldest === key) break;
+        }
+      });
+    },
+  };
+}
+
+function concat(pieces: Int16Array[]): Int16Array {
+  if (pieces.length === 1) return pieces[0];
+  const whole = new Int16Array(pieces.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const piece of pieces) {
+    whole.set(piece, at);
+    at += piece.length;
+  }
+  return whole;
 }

@@ -5,6 +5,7 @@ import * as agents from './0003_agents.ts';
 import * as knowledgeBase from './0004_knowledge_base.ts';
 import * as auditLogOutlivesWorkspace from './0005_audit_log_outlives_workspace.ts';
 import * as calls from './0006_calls.ts';
+import * as twilio from './0007_twilio.ts';
 
 // One migration set for PGlite and PostgreSQL, applied in name order at start-up.
 // Never edit a migration that has shipped: add the next number.
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '0004_knowledge_base': knowledgeBase,
   '0005_audit_log_outlives_workspace': auditLogOutlivesWorkspace,
   '0006_calls': calls,
+  '0007_twilio': twilio,
 };

@@ -1,0 +1,193 @@
+import twilio from 'twilio';
+import type { CallMedia, DialOutcome, DialRequest, TelephonyProvider } from '../../runtime/ports.ts';
+import type { TwilioClient } from './twilio-client.ts';
+import type { TwilioMediaStream } from './twilio-media.ts';
+
+// Twilio as the runtime's telephony (DESIGN "Twilio"). Outbound: `calls.create` with status
+// callbacks and asynchronous answering-machine detection; the call is answered when its Media
+// Stream connects (the voice webhook answers with <Connect><Stream>), and not answered when a
+// final status callback says busy, no-answer, failed or canceled. Transfer and hang-up update the
+// live call (<Dial> TwiML, status completed). The webhooks and the stream reach this adapter
+// through the telephony module, which verifies them first.
+
+export const TWILIO_PATHS = {
+  voice: '/v1/telephony/twilio/voice',
+  status: '/v1/telephony/twilio/status',
+  stream: '/v1/telephony/twilio/stream',
+} as const;
+
+/** Seconds Twilio lets an outbound call ring before it reports no-answer. */
+export const RING_TIMEOUT_SECONDS = 30;
+
+/** Twilio's call statuses that end a call before it was answered, as the runtime's outcomes. */
+const NOT_ANSWERED: Record<string, DialOutcome> = {
+  busy: { kind: 'busy' },
+  'no-answer': { kind: 'no_answer' },
+  failed: { kind: 'failed', message: 'Twilio could not connect the call' },
+  canceled: { kind: 'failed', message: 'the call was canceled before it was answered' },
+  // Answered but ended before its stream reached this process (or it went to another instance).
+  completed: { kind: 'failed', message: 'the call ended before its media connected' },
+};
+
+export interface TwilioTelephonyDeps {
+  client: TwilioClient;
+  /** The address Twilio reaches this deployment at (PUBLIC_BASE_URL). */
+  publicBaseUrl: string;
+}
+
+interface PendingDial {
+  sid: string;
+  resolve: (outcome: DialOutcome) => void;
+}
+
+interface LiveMedia {
+  verdict: 'human' | 'machine' | null;
+  listeners: Array<(who: 'human' | 'machine') => void>;
+}
+
+/** Twilio's AnsweredBy values: a person, or a machine (with or without the end of its message heard). */
+export function answeredByOf(value: string | undefined): 'human' | 'machine' | null {
+  if (!value) return null;
+  if (value === 'human') return 'human';
+  if (value.startsWith('machine') || value === 'fax') return 'machine';
+  return null;
+}
+
+export function createTwilioTelephony(deps: TwilioTelephonyDeps) {
+  const { client } = deps;
+  const base = deps.publicBaseUrl.replace(/\/$/, '');
+  const dials = new Map<string, PendingDial>();
+  const live = new Map<string, LiveMedia>();
+
+  const callbackUrl = (path: string, callId: string) => `${base}${path}?call_id=${encodeURIComponent(callId)}`;
+
+  function liveOf(callId: string): LiveMedia {
+    let entry = live.get(callId);
+    if (!entry) {
+      entry = { verdict: null, listeners: [] };
+      live.set(callId, entry);
+    }
+    return entry;
+  }
+
+  async function cancel(sid: string) {
+    // Twilio cancels a call that is still queued or ringing; completed ends one that was answered meanwhile.
+    await client
+      .calls(sid)
+      .update({ status: 'canceled' })
+      .catch(() => client.calls(sid).update({ status: 'completed' }))
+      .catch(() => undefined);
+  }
+
+  async function dial(request: DialRequest): Promise<DialOutcome> {
+    let sid: string;
+    try {
+      const call = await client.calls.create({
+        to: request.to,
+        from: request.from,
+        url: callbackUrl(TWILIO_PATHS.voice, request.callId),
+        method: 'POST',
+        statusCallback: callbackUrl(TWILIO_PATHS.status, request.callId),
+        statusCallbackMethod: 'POST',
+        statusCallbackEvent: ['initiated', 'ringing', 'answered', 'completed'],
+        // Every agent handles voicemail (hang up or leave a message): tell a machine from a person,
+        // without holding the call while Twilio listens.
+        machineDetection: 'DetectMessageEnd',
+        asyncAmd: 'true',
+        asyncAmdStatusCallback: callbackUrl(TWILIO_PATHS.status, request.callId),
+        asyncAmdStatusCallbackMethod: 'POST',
+        timeout: RING_TIMEOUT_SECONDS,
+      });
+      sid = call.sid;
+    } catch (error) {
+      return { kind: 'failed', message: `Twilio refused the call: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    return new Promise<DialOutcome>((resolve) => {
+      const settle = (outcome: DialOutcome) => {
+        if (dials.get(request.callId)?.resolve !== settle) return;
+        dials.delete(request.callId);
+        // A verdict kept for a call that never connected.
+        if (outcome.kind !== 'answered') live.delete(request.callId);
+        resolve(outcome);
+      };
+      dials.set(request.callId, { sid, resolve: settle });
+      request.signal.addEventListener('abort', () => {
+        void cancel(sid);
+        settle({ kind: 'failed', message: 'hung up before it was answered' });
+      });
+    });
+  }
+
+  return {
+    name: 'twilio' as const,
+    dial,
+    client,
+
+    /** The webhook and stream addresses this deployment gives Twilio. */
+    urls: {
+      voice: `${base}${TWILIO_PATHS.voice}`,
+      status: `${base}${TWILIO_PATHS.status}`,
+      stream: `${base.replace(/^http/, 'ws')}${TWILIO_PATHS.stream}`,
+    },
+
+    /** Whether this process dialed `callId` and waits for it to be answered. */
+    isDialing: (callId: string) => dials.has(callId),
+
+    /** The live call around a connected stream: transfer and hang-up through the REST API, the machine verdict when it comes. */
+    mediaOf(callId: string, stream: TwilioMediaStream): CallMedia {
+      const sid = stream.start.callSid;
+      const entry = liveOf(callId);
+      stream.onClose(() => live.delete(callId));
+      return {
+        stream,
+        answeredBy: 'human',
+        onAnsweredBy(listener) {
+          if (entry.verdict) listener(entry.verdict);
+          else entry.listeners.push(listener);
+        },
+        async transfer(to) {
+          stream.expectClose();
+          const twiml = new twilio.twiml.VoiceResponse();
+          twiml.dial(to);
+          await client.calls(sid).update({ twiml: twiml.toString() });
+        },
+        async hangup() {
+          stream.expectClose();
+          await client.calls(sid).update({ status: 'completed' });
+          stream.close();
+        },
+      };
+    },
+
+    /** Hands a connected stream to the dial waiting for it; false when none waits in this process. */
+    answered(callId: string, media: CallMedia): boolean {
+      const pending = dials.get(callId);
+      if (!pending) return false;
+      pending.resolve({ kind: 'answered', media });
+      return true;
+    },
+
+    /** A status callback: a final status before the answer settles the dial; answers whether one waited here. */
+    statusChanged(callId: string, callStatus: string): boolean {
+      const outcome = NOT_ANSWERED[callStatus];
+      const pending = dials.get(callId);
+      if (!outcome || !pending) return false;
+      pending.resolve(outcome);
+      return true;
+    },
+
+    /**
+     * The answering-machine verdict of a call this process dials or runs (it may come before or
+     * after its stream connects); false for a call that is not here.
+     */
+    answeredBy(callId: string, who: 'human' | 'machine'): boolean {
+      if (!live.has(callId) && !dials.has(callId)) return false;
+      const entry = liveOf(callId);
+      entry.verdict = who;
+      for (const listener of entry.listeners.splice(0)) listener(who);
+      return true;
+    },
+  };
+}
+
+export type TwilioTelephony = ReturnType<typeof createTwilioTelephony> & TelephonyProvider;
