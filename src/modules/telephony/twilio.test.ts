@@ -5,6 +5,7 @@ import twilio from 'twilio';
 import WebSocket from 'ws';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
+import { checkMediaHealth, describeMediaHealth } from '../../providers/health.ts';
 import { createScaledClock } from '../../runtime/clock.ts';
 import { startFakeSttServer } from '../../providers/stt/fake-server.ts';
 import { startFakeTwilio } from '../../providers/telephony/twilio-fake/index.ts';
@@ -189,6 +190,36 @@ describe('Twilio calls', () => {
     assert.deepEqual([b.status, b.end_reason], ['no_answer', 'no_answer']);
   });
 
+  it('outbound: a failed connection is failed_to_connect; a hang-up through the API while ringing cancels it at Twilio', async () => {
+    const user = await signUp(t);
+    const agent = await createCallAgent(t, user);
+    const { number } = await buyNumber(user, agent.id);
+    fake.setCallee('+14155550185', { answer: 'failed' });
+    const failed = await placeCall(t, user, { agent_id: agent.id, to: '+14155550185', from: number });
+    const ended = await waitForEnd(t, user, failed.id, 30_000);
+    assert.deepEqual([ended.status, ended.end_reason], ['failed', 'failed_to_connect']);
+
+    fake.setCallee('+14155550186', { answer: 'human', ringMs: 20_000 });
+    const ringing = await placeCall(t, user, { agent_id: agent.id, to: '+14155550186', from: number });
+    await t.calls.worker.runDueOnce();
+    const call = await fake.waitForCall('+14155550186');
+    assert.equal((await t.request({ method: 'POST', url: `/v1/calls/${ringing.id}/hangup`, ...as(user) })).statusCode, 200);
+    const canceled = await waitForEnd(t, user, ringing.id, 30_000);
+    assert.deepEqual([canceled.status, canceled.end_reason], ['canceled', 'api_hangup']);
+    assert.equal((await call.ended).status, 'canceled', 'Twilio was told to cancel the ringing call');
+  });
+
+  it('the media health check finds Twilio and the STT server reachable, and says when one is not', async () => {
+    const health = await checkMediaHealth({ providers: t.platform.providers, config: t.platform.config });
+    assert.deepEqual([health.telephony.provider, health.telephony.real, health.telephony.reachable], ['twilio', true, true]);
+    assert.deepEqual([health.stt.provider, health.stt.reachable], ['openai-compatible', true]);
+    assert.ok(['espeak-ng', 'formant'].includes(health.tts.builtin_engine));
+    assert.match(describeMediaHealth(health), /^telephony twilio \(reachable, \d+ ms\) · stt openai-compatible \(reachable, \d+ ms\) · tts built-in voices via /);
+    const down = await checkMediaHealth({ providers: t.platform.providers, config: { ...t.platform.config, stt: { baseUrl: `http://127.0.0.1:${await freePort()}/v1` } }, timeoutMs: 2000 });
+    assert.equal(down.stt.reachable, false);
+    assert.match(describeMediaHealth(down), /stt openai-compatible \(NOT reachable/);
+  });
+
   it('transfer through the API sends <Dial> to the live call; hang-up through the API completes it', async () => {
     const user = await signUp(t);
     const agent = await createCallAgent(t, user);
@@ -277,6 +308,17 @@ describe('Twilio requests are verified', () => {
     const call = await latestCall(user);
     const read = (await t.request({ method: 'GET', url: `/v1/calls/${call.id}`, ...as(user) })).json();
     assert.deepEqual([read.status, read.end_reason], ['canceled', 'customer_hangup']);
+  });
+
+  it('hostile forms are refused with problem+json before anything is read: NUL, oversize, wrong type', async () => {
+    const post = (payload: string, type = 'application/x-www-form-urlencoded') =>
+      t.app.inject({ method: 'POST', url: '/v1/telephony/twilio/voice', headers: { 'content-type': type, 'x-twilio-signature': 'x' }, payload });
+    const nul = await post('CallSid=CA%00x&To=%2B1');
+    assert.equal(nul.statusCode, 422, nul.body);
+    assert.equal(nul.headers['content-type'], 'application/problem+json; charset=utf-8');
+    assert.equal((await post(`Body=${'a'.repeat(70_000)}`)).statusCode, 413);
+    assert.equal((await post('{"CallSid":"CA1"}', 'application/json')).statusCode, 403, 'JSON is parsed, but no signature matches it');
+    assert.equal((await post('CallSid=CA1', 'text/plain')).statusCode, 415);
   });
 
   it('a stream token works once: a replayed or wrong token is refused (1008) and the live call goes on', async () => {
