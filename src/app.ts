@@ -35,6 +35,9 @@ import { phoneNumbersRoutes } from './modules/phone-numbers/routes.ts';
 import { dncRoutes } from './modules/dnc/routes.ts';
 import { analyticsRoutes } from './modules/analytics/routes.ts';
 import { telephonyRoutes } from './modules/telephony/routes.ts';
+import { walletRoutes } from './modules/wallet/routes.ts';
+import { paymentsRoutes } from './modules/payments/routes.ts';
+import { createPaymentsModule, type PaymentsModule } from './modules/payments/module.ts';
 import { type CallsModule, createCallsModule } from './modules/calls/module.ts';
 import { registerDeliveryBacklogGauge } from './modules/housekeeping/backlog-gauge.ts';
 
@@ -59,7 +62,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
 /** Builds the whole HTTP app from its inputs. Does not listen and starts no worker. */
-export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstance; platform: Platform; calls: CallsModule }> {
+export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstance; platform: Platform; calls: CallsModule; payments: PaymentsModule }> {
   const { config } = inputs;
   const app = Fastify({
     // Every logger gets the server's serializers: redacted URLs, errors without query values or secrets.
@@ -117,12 +120,16 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   await app.register(dncRoutes(platform));
   await app.register(analyticsRoutes(platform));
   await app.register(telephonyRoutes(platform, calls));
+  const payments = createPaymentsModule(platform);
+  await app.register(walletRoutes(platform));
+  await app.register(paymentsRoutes(platform, payments.service));
 
   app.addHook('onClose', async () => {
     await calls.worker.stop();
+    await payments.worker.stop();
     await platform.keyUsage.flush();
     await platform.outbound.close();
     await platform.cpu.close();
   });
-  return { app, platform, calls };
+  return { app, platform, calls, payments };
 }

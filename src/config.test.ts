@@ -47,6 +47,16 @@ describe('config', () => {
     ['TWILIO_API_BASE_URL', 'ftp://api.twilio.com', /^TWILIO_API_BASE_URL: expected a http: or https: URL/],
   ];
 
+  it('PAYMENTS_PROVIDER=stripe needs the secret key and the webhook secret', () => {
+    for (const missing of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']) {
+      const env: Record<string, string> = { PAYMENTS_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_1', STRIPE_WEBHOOK_SECRET: 'whsec_1' };
+      delete env[missing];
+      assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.variable === missing);
+    }
+    const config = loadConfig({ PAYMENTS_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_1', STRIPE_WEBHOOK_SECRET: 'whsec_1', STRIPE_API_BASE_URL: 'http://127.0.0.1:12111' });
+    assert.deepEqual(config.stripe, { secretKey: 'sk_test_1', webhookSecret: 'whsec_1', apiBaseUrl: 'http://127.0.0.1:12111' });
+  });
+
   it('TELEPHONY_PROVIDER=twilio needs the account SID and auth token', () => {
     const base = { TELEPHONY_PROVIDER: 'twilio', STT_BASE_URL: 'http://127.0.0.1:9/v1' };
     for (const missing of ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN']) {

@@ -128,6 +128,11 @@ export function loadConfig(env: Env = process.env) {
       if (read(env, name) === undefined) throw new ConfigError(name, 'TELEPHONY_PROVIDER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
     }
   }
+  if (read(env, 'PAYMENTS_PROVIDER') === 'stripe') {
+    for (const name of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']) {
+      if (read(env, name) === undefined) throw new ConfigError(name, 'PAYMENTS_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET');
+    }
+  }
   const twilioSid = optional(env, 'TWILIO_ACCOUNT_SID');
   if (twilioSid !== undefined && !/^AC[0-9a-fA-F]{32}$/.test(twilioSid)) throw new ConfigError('TWILIO_ACCOUNT_SID', 'must be AC followed by 32 hexadecimal digits');
   if (jwtSecret !== undefined && jwtSecret.length < 32) {
@@ -189,6 +194,12 @@ export function loadConfig(env: Env = process.env) {
       apiBaseUrl: (url(env, 'TWILIO_API_BASE_URL', ['http:', 'https:']) ?? 'https://api.twilio.com').replace(/\/$/, ''),
     },
     paymentsProvider: oneOf(env, 'PAYMENTS_PROVIDER', ['sandbox', 'stripe'] as const, 'sandbox'),
+    stripe: {
+      secretKey: optional(env, 'STRIPE_SECRET_KEY'),
+      webhookSecret: optional(env, 'STRIPE_WEBHOOK_SECRET'),
+      /** The REST root (a local fake in tests). */
+      apiBaseUrl: url(env, 'STRIPE_API_BASE_URL', ['http:', 'https:']),
+    },
     llm: {
       baseUrl: url(env, 'LLM_BASE_URL', ['http:', 'https:']),
       apiKey: optional(env, 'LLM_API_KEY'),

@@ -28,7 +28,7 @@ async function main() {
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : undefined;
   redis?.on('error', (err) => console.error(`redis: ${err.message}`));
   const jwtSecret = await resolveJwtSecret(config.auth.jwtSecret, config.dataDir);
-  const { app, platform, calls } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis });
+  const { app, platform, calls, payments } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis });
   const webhookWorker =
     config.role === 'api'
       ? null
@@ -54,6 +54,7 @@ async function main() {
     await webhookWorker?.stop();
     await housekeeping?.stop();
     await calls.worker.stop();
+    await payments.worker.stop();
     await app.close();
     redis?.disconnect();
     await database.close();
@@ -63,6 +64,8 @@ async function main() {
   housekeeping?.start();
   // The dialer: queued calls (and calls whose process died) are picked up by ROLE=all|worker.
   if (config.role !== 'api') await calls.worker.start();
+  // Auto-recharge charges wallets that crossed below their threshold.
+  if (config.role !== 'api') payments.worker.start();
   if (config.role !== 'worker') {
     await app.listen({ port: config.port, host: config.host });
     app.log.info(`docs at ${config.publicBaseUrl}/docs, schema at ${config.publicBaseUrl}/openapi.json (database: ${database.kind})`);

@@ -4,6 +4,7 @@
 export const ERROR_STATUS = {
   invalid_json: 400,
   bad_request: 400,
+  invalid_webhook_signature: 400,
   unauthorized: 401,
   token_expired: 401,
   invalid_token: 401,

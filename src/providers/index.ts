@@ -9,6 +9,9 @@ import { createTtsRegistryFromConfig, type TtsConfig, type TtsRegistry } from '.
 import { createRuntimeSpeech } from './tts/runtime-speech.ts';
 import { createOpenAiStt } from './stt/openai.ts';
 import type { NumberInventory } from '../modules/phone-numbers/inventory-port.ts';
+import type { PaymentsProvider } from '../modules/payments/provider-port.ts';
+import { createSandboxPayments } from './payments/sandbox.ts';
+import { createStripePayments } from './payments/stripe.ts';
 import { createSandboxTelephony, type SandboxTelephony } from './telephony/sandbox.ts';
 import { createSandboxInventory } from './telephony/sandbox-inventory.ts';
 import { createTwilioTelephony, type TwilioTelephony } from './telephony/twilio.ts';
@@ -36,6 +39,8 @@ export interface Providers {
   callClock: RuntimeClock;
   /** Speech for live calls: the TTS providers at the runtime's 16 kHz, repeated lines cached. */
   speech: TextToSpeech;
+  /** Charges wallet top-ups: the sandbox, or Stripe (PAYMENTS_PROVIDER). */
+  payments: PaymentsProvider;
   /** The deployment's recogniser for real audio (STT_BASE_URL); the sandbox brings its own per call. */
   stt?: SpeechToText;
 }
@@ -51,6 +56,8 @@ export interface ProviderInputs {
     telephonyProvider: 'sandbox' | 'twilio';
     twilio: { accountSid?: string; authToken?: string; apiBaseUrl: string };
     publicBaseUrl: string;
+    paymentsProvider: 'sandbox' | 'stripe';
+    stripe: { secretKey?: string; webhookSecret?: string; apiBaseUrl?: string };
   };
   clock: Clock;
   cpu: CpuPool;
@@ -87,6 +94,7 @@ export function createProviders(inputs: ProviderInputs, overrides: Partial<Provi
     callClock,
     telephony,
     numbers: overrides.numbers ?? (telephony.name === 'twilio' ? createTwilioInventory({ client: telephony.client, voiceUrl: telephony.urls.voice, statusUrl: telephony.urls.status }) : createSandboxInventory()),
+    payments: overrides.payments ?? createPayments(config),
     stt: overrides.stt ?? (config.stt.baseUrl ? createOpenAiStt({ ...config.stt, baseUrl: config.stt.baseUrl }) : undefined),
   };
 }
@@ -96,4 +104,12 @@ function createTwilio(config: ProviderInputs['config']): TwilioTelephony {
   // config.ts refuses TELEPHONY_PROVIDER=twilio without both.
   if (!accountSid || !authToken) throw new Error('TELEPHONY_PROVIDER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
   return createTwilioTelephony({ client: createTwilioClient({ accountSid, authToken, apiBaseUrl }), publicBaseUrl: config.publicBaseUrl });
+}
+
+function createPayments(config: ProviderInputs['config']): PaymentsProvider {
+  const { secretKey, webhookSecret, apiBaseUrl } = config.stripe;
+  if (config.paymentsProvider === 'sandbox') return createSandboxPayments();
+  // config.ts refuses PAYMENTS_PROVIDER=stripe without both.
+  if (!secretKey || !webhookSecret) throw new Error('PAYMENTS_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET');
+  return createStripePayments({ secretKey, webhookSecret, apiBaseUrl });
 }

@@ -8,6 +8,7 @@ import pino, { type DestinationStream } from 'pino';
 import { buildApp } from '../../src/app.ts';
 import type { Providers } from '../../src/providers/index.ts';
 import type { CallsModule } from '../../src/modules/calls/module.ts';
+import type { PaymentsModule } from '../../src/modules/payments/module.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Clock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logging.ts';
@@ -23,6 +24,8 @@ export interface TestApp {
   platform: Platform;
   /** The calls module: its dialer (runDueOnce, start) and the runner of this app's live calls. */
   calls: CallsModule;
+  /** The payments module: its service and the auto-recharge worker (runDueOnce). */
+  payments: PaymentsModule;
   dataDir: string;
   /** The secret the app signs and verifies access tokens with (to forge tokens in tests). */
   jwtSecret: string;
@@ -79,7 +82,7 @@ export async function buildTestApp(
   // (test/log-secrets.check.ts); without one (a bare `node --test`) it logs nothing but to `logTo`.
   const streams = [suiteLogDestination(), options.logTo].filter((stream): stream is DestinationStream => stream !== undefined);
   const destination = streams.length > 1 ? pino.multistream(streams.map((stream) => ({ stream, level: 'debug' as const }))) : streams[0];
-  const { app, platform, calls } = await buildApp({
+  const { app, platform, calls, payments } = await buildApp({
     config,
     database,
     clock: options.clock ?? { now: () => new Date() },
@@ -103,6 +106,7 @@ export async function buildTestApp(
     app,
     platform,
     calls,
+    payments,
     dataDir,
     jwtSecret,
     request({ token, workspaceId, headers, ...rest }) {

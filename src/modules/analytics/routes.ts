@@ -3,23 +3,18 @@ import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import type { Database } from '../../platform/db/schema.ts';
-import { invalidField, notFound } from '../../platform/errors.ts';
+import { notFound } from '../../platform/errors.ts';
 import { IdParams, Timestamp } from '../../platform/http/schemas.ts';
 import { microsToUsd } from '../../platform/money.ts';
 import type { Platform } from '../../platform/platform.ts';
+import { DateRangeQuery, dateRangeOf, daysOf } from '../../platform/http/date-range.ts';
 
 // Analytics over calls (created in [from, to), default the last 30 days): an overview for the
 // workspace or one agent, and a series by UTC day with every day of the range present.
 
 const tags = ['analytics'];
 const read = { access: { auth: 'workspace', scope: 'read-only' } } as const;
-const DAY_MS = 86_400_000;
-const MAX_RANGE_DAYS = 366;
-
-const RangeQuery = Type.Object(
-  { from: Type.Optional(Timestamp), to: Type.Optional(Timestamp) },
-  { additionalProperties: false, description: 'Calls created at or after `from` and before `to` (default: the last 30 days, at most 366)' },
-);
+const RangeQuery = DateRangeQuery('Calls created');
 const Overview = Type.Object(
   {
     from: Timestamp,
@@ -38,13 +33,7 @@ const Series = Type.Object(
   { title: 'CallSeries' },
 );
 
-function rangeOf(query: { from?: string; to?: string }, now: Date) {
-  const to = query.to ? new Date(query.to) : now;
-  const from = query.from ? new Date(query.from) : new Date(to.getTime() - 30 * DAY_MS);
-  if (from >= to) throw invalidField('query.from', 'must be before to');
-  if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY_MS) throw invalidField('query.from', `the range is at most ${MAX_RANGE_DAYS} days`);
-  return { from, to };
-}
+const rangeOf = dateRangeOf;
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
@@ -126,12 +115,10 @@ export function analyticsRoutes(platform: Platform): FastifyPluginAsyncTypebox {
           .groupBy(sql`1`)
           .execute();
         const byDay = new Map(rows.map((r) => [r.day, r]));
-        const data = [];
-        for (let day = Date.UTC(range.from.getUTCFullYear(), range.from.getUTCMonth(), range.from.getUTCDate()); day < range.to.getTime(); day += DAY_MS) {
-          const date = new Date(day).toISOString().slice(0, 10);
+        const data = daysOf(range).map((date) => {
           const row = byDay.get(date);
-          data.push({ date, count: Number(row?.count ?? 0), minutes: round2(Number(row?.duration ?? 0) / 60_000), cost_usd: microsToUsd(Number(row?.cost ?? 0)) });
-        }
+          return { date, count: Number(row?.count ?? 0), minutes: round2(Number(row?.duration ?? 0) / 60_000), cost_usd: microsToUsd(Number(row?.cost ?? 0)) };
+        });
         return { data };
       },
     );

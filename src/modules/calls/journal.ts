@@ -99,7 +99,7 @@ export function callCost(durationMs: number, perMinMicros: number): { billedSeco
 
 export function createCallJournal(deps: JournalDeps) {
   const { db, clock, events } = deps;
-  const wallet = createWalletRepo();
+  const wallet = createWalletRepo({ events });
 
   async function appendStatus(tx: Executor, callId: string, status: CallStatus, at: Date) {
     await sql`insert into call_status_events (call_id, seq, status, at)

@@ -18,6 +18,7 @@ export function phoneNumbersRoutes(platform: Platform): FastifyPluginAsyncTypebo
     db: platform.db,
     clock: platform.clock,
     inventory: platform.providers.numbers,
+    events: platform.events,
     monthlyMicros: usdToMicros(platform.config.pricing.phoneNumberMonthlyUsd),
   });
   const ws = (request: Parameters<typeof workspaceOf>[0]) => workspaceOf(request).workspaceId;

@@ -7,6 +7,7 @@ import { type PageRequest, toPage } from '../../platform/pagination.ts';
 import { toE164 } from '../../platform/phone.ts';
 import { createWalletRepo } from '../wallet/repo.ts';
 import type { NumberInventory } from './inventory-port.ts';
+import type { EventEmitter } from '../../platform/outbox/emit.ts';
 import { createPhoneNumbersRepo, type PhoneNumberRow } from './repo.ts';
 import type { AcquireBody, PhoneNumber, PhoneNumberUpdate } from './schemas.ts';
 
@@ -18,6 +19,8 @@ export interface PhoneNumbersDeps {
   clock: Clock;
   inventory: NumberInventory;
   monthlyMicros: number;
+  /** Emits wallet.low_balance when a purchase takes the balance below the threshold. */
+  events?: EventEmitter;
 }
 
 export function presentPhoneNumber(row: PhoneNumberRow): PhoneNumber {
@@ -37,7 +40,7 @@ export function presentPhoneNumber(row: PhoneNumberRow): PhoneNumber {
 export function createPhoneNumbersService(deps: PhoneNumbersDeps) {
   const { db, clock, inventory } = deps;
   const repo = createPhoneNumbersRepo();
-  const wallet = createWalletRepo();
+  const wallet = createWalletRepo({ events: deps.events });
 
   function e164(raw: string): string {
     const number = toE164(raw);

@@ -123,8 +123,10 @@ export interface WalletsTable {
   balance_micros: ColumnType<number, number | undefined, number>;
   threshold_micros: ColumnType<number, number | undefined, number>;
   currency: Generated<string>;
-  auto_recharge: Json<{ enabled: boolean; amount_usd?: number; threshold_usd?: number }>;
+  auto_recharge: Json<{ enabled: boolean; amount_usd?: number; payment_method?: string }>;
   low_balance_notified_at: Timestamp | null;
+  /** Auto-recharge fires once per crossing below the threshold: disarmed when it fires, armed again at the threshold. */
+  recharge_armed: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -6,6 +6,7 @@ import * as knowledgeBase from './0004_knowledge_base.ts';
 import * as auditLogOutlivesWorkspace from './0005_audit_log_outlives_workspace.ts';
 import * as calls from './0006_calls.ts';
 import * as twilio from './0007_twilio.ts';
+import * as payments from './0008_payments.ts';
 
 // One migration set for PGlite and PostgreSQL, applied in name order at start-up.
 // Never edit a migration that has shipped: add the next number.
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '0005_audit_log_outlives_workspace': auditLogOutlivesWorkspace,
   '0006_calls': calls,
   '0007_twilio': twilio,
+  '0008_payments': payments,
 };

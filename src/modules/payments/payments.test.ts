@@ -1,0 +1,173 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { buildTestApp, type TestApp } from '../../../test/support/app.ts';
+import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
+import { securitySuite } from '../../../test/support/security.ts';
+import { startFakeStripe } from '../../providers/payments/stripe-fake.ts';
+import { as } from '../calls/test-helpers.ts';
+import { createWalletRepo } from '../wallet/repo.ts';
+
+// Top-ups on the sandbox provider (settled at once) and on Stripe through a local fake written
+// from Stripe's docs (pending until its signed webhook; every event credits at most once whatever
+// the order or the repeats), idempotent racing top-ups, declines, and auto-recharge.
+
+const t = await buildTestApp();
+
+const STRIPE_SECRET = 'sk_test_platform_0123456789';
+const WEBHOOK_SECRET = 'whsec_platform_test_0123456789';
+const stripe = await startFakeStripe({ secretKey: STRIPE_SECRET, webhookSecret: WEBHOOK_SECRET });
+after(() => stripe.close());
+const onStripe = await buildTestApp({ env: { PAYMENTS_PROVIDER: 'stripe', STRIPE_SECRET_KEY: STRIPE_SECRET, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE_URL: stripe.baseUrl } });
+await onStripe.app.listen({ port: 0, host: '127.0.0.1' });
+const address = onStripe.app.server.address();
+const webhookUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1/payments/webhook`;
+
+async function balanceOf(app: TestApp, user: TestUser) {
+  return (await app.request({ method: 'GET', url: '/v1/wallet', ...as(user) })).json().balance_usd as number;
+}
+async function eventsOf(app: TestApp, user: TestUser, type: string) {
+  return app.platform.db.selectFrom('webhook_events').select(['payload']).where('workspace_id', '=', user.workspaceId).where('type', '=', type).execute();
+}
+async function withTenantWebhook(app: TestApp) {
+  const user = await signUp(app);
+  const put = await app.request({ method: 'PUT', url: '/v1/webhooks', ...as(user), payload: { webhook_url: 'https://hooks.example.test/payments' } });
+  assert.equal(put.statusCode, 200, put.body);
+  return user;
+}
+
+describe('payments on the sandbox', () => {
+  it('pm_card_visa tops up at once: a topup ledger row, payment.succeeded, history and get', async () => {
+    const user = await withTenantWebhook(t);
+    const res = await t.request({ method: 'POST', url: '/v1/payments/topup', ...as(user), payload: { amount_usd: 25 } });
+    assert.equal(res.statusCode, 201, res.body);
+    const payment = res.json();
+    assert.deepEqual([payment.status, payment.amount_usd, payment.provider, payment.trigger], ['succeeded', 25, 'sandbox', 'manual']);
+    assert.ok(payment.id.startsWith('pay_') && payment.settled_at);
+    assert.equal(await balanceOf(t, user), 35);
+    const ledger = (await t.request({ method: 'GET', url: '/v1/wallet/transactions?type=topup', ...as(user) })).json().data;
+    assert.deepEqual(ledger.map((r: { amount_usd: number; reference_id: string; balance_after_usd: number }) => [r.amount_usd, r.reference_id, r.balance_after_usd]), [[25, payment.id, 35]]);
+    const events = await eventsOf(t, user, 'payment.succeeded');
+    assert.equal(events.length, 1);
+    assert.deepEqual(JSON.parse(events[0].payload).data, { payment_id: payment.id, amount_usd: 25, currency: 'USD', balance_usd: 35 });
+    assert.deepEqual((await t.request({ method: 'GET', url: `/v1/payments/${payment.id}`, ...as(user) })).json(), payment);
+    assert.deepEqual((await t.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data, [payment]);
+  });
+
+  it('pm_card_declined is 402 payment_failed, kept in the history as failed, with no credit', async () => {
+    const user = await signUp(t);
+    const res = await t.request({ method: 'POST', url: '/v1/payments/topup', ...as(user), payload: { amount_usd: 50, payment_method: 'pm_card_declined' } });
+    assert.equal(res.statusCode, 402, res.body);
+    assert.equal(res.json().code, 'payment_failed');
+    const history = (await t.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data;
+    assert.deepEqual(history.map((p: { status: string; failure_reason: string }) => [p.status, p.failure_reason]), [['failed', 'Your card was declined.']]);
+    assert.equal(await balanceOf(t, user), 10);
+    for (const payload of [{ amount_usd: 4.99 }, { amount_usd: 10_001 }, { amount_usd: 10, payment_method: 'visa' }, {}]) {
+      assert.equal((await t.request({ method: 'POST', url: '/v1/payments/topup', ...as(user), payload })).statusCode, 422, JSON.stringify(payload));
+    }
+  });
+
+  it('two racing top-ups with one Idempotency-Key credit once', async () => {
+    const user = await signUp(t);
+    const send = () => t.request({ method: 'POST', url: '/v1/payments/topup', ...as(user), headers: { 'idempotency-key': 'topup-race-1' }, payload: { amount_usd: 40 } });
+    const answers = await Promise.all([send(), send(), send()]);
+    assert.ok(answers.every((a) => a.statusCode === 201 || a.statusCode === 409), answers.map((a) => a.statusCode).join());
+    const again = await send();
+    assert.equal(again.statusCode, 201);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(await balanceOf(t, user), 50, 'credited once');
+    assert.equal((await t.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data.length, 1);
+  });
+
+  it('auto-recharge tops up through the saved method once per crossing below the threshold', async () => {
+    const user = await signUp(t);
+    const set = await t.request({ method: 'PATCH', url: '/v1/wallet', ...as(user), payload: { threshold_usd: 5, auto_recharge: { enabled: true, amount_usd: 20, payment_method: 'pm_card_visa' } } });
+    assert.equal(set.statusCode, 200, set.body);
+    const repo = createWalletRepo();
+    const debit = (usd: number) =>
+      t.platform.db.transaction().execute((tx) => repo.applyEntry(tx, { workspaceId: user.workspaceId, type: 'call', amountMicros: -usd * 1e6, description: 'calls', now: new Date() }));
+    await t.payments.worker.runDueOnce();
+    assert.equal(await balanceOf(t, user), 10, 'above the threshold: nothing to do');
+    await debit(6); // 4: below
+    await Promise.all([t.payments.worker.runDueOnce(), t.payments.worker.runDueOnce()]);
+    assert.equal(await balanceOf(t, user), 24, 'recharged once, even by two workers at once');
+    const recharges = (await t.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data;
+    assert.deepEqual(recharges.map((p: { trigger: string; status: string; payment_method: string }) => [p.trigger, p.status, p.payment_method]), [['auto_recharge', 'succeeded', 'pm_card_visa']]);
+    await debit(20); // 4 again: a new crossing
+    await t.payments.worker.runDueOnce();
+    assert.equal(await balanceOf(t, user), 24);
+
+    // A recharge that does not lift the balance over the threshold is not retried until it crosses again.
+    await t.request({ method: 'PATCH', url: '/v1/wallet', ...as(user), payload: { auto_recharge: { payment_method: 'pm_card_declined' } } });
+    await debit(20); // 4
+    await t.payments.worker.runDueOnce();
+    await t.payments.worker.runDueOnce();
+    const failed = (await t.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data.filter((p: { status: string }) => p.status === 'failed');
+    assert.equal(failed.length, 1, 'a declined recharge is tried once per crossing');
+  });
+
+  it('the sandbox has no webhook: anything posted there is ignored', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/v1/payments/webhook', headers: { 'content-type': 'application/json' }, payload: '{"type":"payment_intent.succeeded"}' });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json(), { received: true, result: 'ignored' });
+  });
+});
+
+describe('payments on Stripe', () => {
+  it('a top-up is pending until the signed webhook; replayed, duplicated and reordered events credit once', async () => {
+    const user = await withTenantWebhook(onStripe);
+    const res = await onStripe.request({ method: 'POST', url: '/v1/payments/topup', ...as(user), payload: { amount_usd: 30, payment_method: 'pm_card_visa' } });
+    assert.equal(res.statusCode, 201, res.body);
+    const payment = res.json();
+    assert.deepEqual([payment.status, payment.provider], ['pending', 'stripe']);
+    assert.equal(await balanceOf(onStripe, user), 10, 'nothing credited before the webhook');
+    const intent = stripe.paymentIntents().find((pi) => pi.metadata.payment_id === payment.id);
+    assert.ok(intent, 'the PaymentIntent carries our payment id');
+    assert.equal(intent.amount, 3000);
+    const events = stripe.events().filter((e) => (e.data.object as { id: string }).id === intent.id);
+    const succeeded = events.find((e) => e.type === 'payment_intent.succeeded');
+    const created = events.find((e) => e.type === 'payment_intent.created');
+    assert.ok(succeeded && created);
+
+    const forged = await stripe.deliver(webhookUrl, succeeded, { tamper: true });
+    assert.equal(forged[0].status, 400, forged[0].body);
+    assert.equal(JSON.parse(forged[0].body).code, 'invalid_webhook_signature');
+    assert.equal(await balanceOf(onStripe, user), 10, 'a forged event credits nothing');
+
+    const first = await stripe.deliver(webhookUrl, succeeded, { duplicate: true });
+    assert.deepEqual(first.map((d) => [d.status, JSON.parse(d.body).result]), [[200, 'applied'], [200, 'duplicate']]);
+    const late = await stripe.deliver(webhookUrl, created);
+    assert.equal(JSON.parse(late[0].body).result, 'ignored');
+    await stripe.deliver(webhookUrl, succeeded);
+    assert.equal(await balanceOf(onStripe, user), 40, 'credited once');
+    const settled = (await onStripe.request({ method: 'GET', url: `/v1/payments/${payment.id}`, ...as(user) })).json();
+    assert.equal(settled.status, 'succeeded');
+    assert.equal((await eventsOf(onStripe, user, 'payment.succeeded')).length, 1);
+  });
+
+  it('a declined card is 402 with a failed payment; its later payment_failed event changes nothing', async () => {
+    const user = await signUp(onStripe);
+    const res = await onStripe.request({ method: 'POST', url: '/v1/payments/topup', ...as(user), payload: { amount_usd: 30, payment_method: 'pm_card_declined' } });
+    assert.equal(res.statusCode, 402, res.body);
+    const [failed] = (await onStripe.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data;
+    assert.equal(failed.status, 'failed');
+    const event = stripe.events().find((e) => e.type === 'payment_intent.payment_failed' && (e.data.object as { metadata: { payment_id?: string } }).metadata.payment_id === failed.id);
+    assert.ok(event);
+    const delivered = await stripe.deliver(webhookUrl, event);
+    assert.equal(delivered[0].status, 200);
+    assert.equal(await balanceOf(onStripe, user), 10);
+  });
+});
+
+securitySuite('payments', async () => t, {
+  'POST /v1/payments/topup': { scope: 'admin', prepare: async () => ({ method: 'POST', url: '/v1/payments/topup', payload: { amount_usd: 5 } }) },
+  'GET /v1/payments/history': { scope: 'read-only', prepare: async () => ({ method: 'GET', url: '/v1/payments/history' }) },
+  'GET /v1/payments/{id}': {
+    scope: 'read-only',
+    ownedResource: true,
+    prepare: async (app, owner) => {
+      const res = await app.request({ method: 'POST', url: '/v1/payments/topup', ...as(owner), payload: { amount_usd: 5 } });
+      assert.equal(res.statusCode, 201, res.body);
+      return { method: 'GET', url: `/v1/payments/${res.json().id}` };
+    },
+  },
+});
