@@ -38,6 +38,8 @@ import { telephonyRoutes } from './modules/telephony/routes.ts';
 import { walletRoutes } from './modules/wallet/routes.ts';
 import { paymentsRoutes } from './modules/payments/routes.ts';
 import { createPaymentsModule, type PaymentsModule } from './modules/payments/module.ts';
+import { voiceRoutes } from './modules/voice/routes.ts';
+import { createVoiceModule, type VoiceModule } from './modules/voice/module.ts';
 import { type CallsModule, createCallsModule } from './modules/calls/module.ts';
 import { registerDeliveryBacklogGauge } from './modules/housekeeping/backlog-gauge.ts';
 
@@ -62,7 +64,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
 /** Builds the whole HTTP app from its inputs. Does not listen and starts no worker. */
-export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstance; platform: Platform; calls: CallsModule; payments: PaymentsModule }> {
+export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstance; platform: Platform; calls: CallsModule; payments: PaymentsModule; voice: VoiceModule }> {
   const { config } = inputs;
   const app = Fastify({
     // Every logger gets the server's serializers: redacted URLs, errors without query values or secrets.
@@ -123,13 +125,17 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   const payments = createPaymentsModule(platform);
   await app.register(walletRoutes(platform));
   await app.register(paymentsRoutes(platform, payments.service));
+  const voice = createVoiceModule(platform, calls);
+  await app.register(voiceRoutes(platform, voice.service));
 
   app.addHook('onClose', async () => {
     await calls.worker.stop();
     await payments.worker.stop();
+    await voice.worker.stop();
+    await voice.service.close();
     await platform.keyUsage.flush();
     await platform.outbound.close();
     await platform.cpu.close();
   });
-  return { app, platform, calls, payments };
+  return { app, platform, calls, payments, voice };
 }

@@ -45,7 +45,14 @@ describe('config', () => {
     ['TRUST_PROXY', 'the load balancer', /^TRUST_PROXY: expected true, false, a hop count/],
     ['TWILIO_ACCOUNT_SID', 'my-account', /^TWILIO_ACCOUNT_SID: must be AC followed by 32 hexadecimal digits/],
     ['TWILIO_API_BASE_URL', 'ftp://api.twilio.com', /^TWILIO_API_BASE_URL: expected a http: or https: URL/],
+    ['MEDIA_TOKEN_TTL_SECONDS', '5', /^MEDIA_TOKEN_TTL_SECONDS: must be between 30 and 86400/],
   ];
+
+  it('LiveKit needs its URL, key and secret together', () => {
+    assert.throws(() => loadConfig({ LIVEKIT_URL: 'wss://lk.example.com' }), (error: unknown) => error instanceof ConfigError && error.variable === 'LIVEKIT_API_KEY');
+    assert.throws(() => loadConfig({ LIVEKIT_API_KEY: 'k', LIVEKIT_API_SECRET: 's' }), (error: unknown) => error instanceof ConfigError && error.variable === 'LIVEKIT_URL');
+    assert.equal(loadConfig({ LIVEKIT_URL: 'wss://lk.example.com', LIVEKIT_API_KEY: 'k', LIVEKIT_API_SECRET: 's' }).livekit.agentJoins, true);
+  });
 
   it('PAYMENTS_PROVIDER=stripe needs the secret key and the webhook secret', () => {
     for (const missing of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET']) {

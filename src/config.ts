@@ -133,6 +133,11 @@ export function loadConfig(env: Env = process.env) {
       if (read(env, name) === undefined) throw new ConfigError(name, 'PAYMENTS_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET');
     }
   }
+  const livekitSet = ['LIVEKIT_URL', 'LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET'].filter((name) => read(env, name) !== undefined);
+  if (livekitSet.length > 0 && livekitSet.length < 3) {
+    const missing = ['LIVEKIT_URL', 'LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET'].find((name) => !livekitSet.includes(name)) as string;
+    throw new ConfigError(missing, 'LiveKit needs LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET together');
+  }
   const twilioSid = optional(env, 'TWILIO_ACCOUNT_SID');
   if (twilioSid !== undefined && !/^AC[0-9a-fA-F]{32}$/.test(twilioSid)) throw new ConfigError('TWILIO_ACCOUNT_SID', 'must be AC followed by 32 hexadecimal digits');
   if (jwtSecret !== undefined && jwtSecret.length < 32) {
@@ -222,10 +227,14 @@ export function loadConfig(env: Env = process.env) {
       model: str(env, 'TTS_MODEL', 'tts-1'),
       voices: csv(env, 'TTS_VOICES'),
     },
+    /** How long a voice session's media token lets a client connect. */
+    mediaTokenTtlSeconds: int(env, 'MEDIA_TOKEN_TTL_SECONDS', 900, 30, 86_400),
     livekit: {
       url: url(env, 'LIVEKIT_URL', ['ws:', 'wss:', 'http:', 'https:']),
       apiKey: optional(env, 'LIVEKIT_API_KEY'),
       apiSecret: optional(env, 'LIVEKIT_API_SECRET'),
+      /** Whether the platform's agent joins each session's room (false: rooms and tokens only; your own agent joins). */
+      agentJoins: bool(env, 'LIVEKIT_AGENT_JOIN', true),
     },
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: str(env, 'MAIL_FROM', 'Voice Agent Platform <no-reply@localhost>'),

@@ -28,7 +28,7 @@ async function main() {
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : undefined;
   redis?.on('error', (err) => console.error(`redis: ${err.message}`));
   const jwtSecret = await resolveJwtSecret(config.auth.jwtSecret, config.dataDir);
-  const { app, platform, calls, payments } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis });
+  const { app, platform, calls, payments, voice } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis });
   const webhookWorker =
     config.role === 'api'
       ? null
@@ -55,6 +55,7 @@ async function main() {
     await housekeeping?.stop();
     await calls.worker.stop();
     await payments.worker.stop();
+    await voice.worker.stop();
     await app.close();
     redis?.disconnect();
     await database.close();
@@ -66,6 +67,8 @@ async function main() {
   if (config.role !== 'api') await calls.worker.start();
   // Auto-recharge charges wallets that crossed below their threshold.
   if (config.role !== 'api') payments.worker.start();
+  // Voice sessions nobody joined end when their token expires.
+  if (config.role !== 'api') voice.worker.start();
   if (config.role !== 'worker') {
     await app.listen({ port: config.port, host: config.host });
     app.log.info(`docs at ${config.publicBaseUrl}/docs, schema at ${config.publicBaseUrl}/openapi.json (database: ${database.kind})`);

@@ -10,6 +10,8 @@ import { createRuntimeSpeech } from './tts/runtime-speech.ts';
 import { createOpenAiStt } from './stt/openai.ts';
 import type { NumberInventory } from '../modules/phone-numbers/inventory-port.ts';
 import type { PaymentsProvider } from '../modules/payments/provider-port.ts';
+import type { RealtimeMediaProvider } from '../modules/voice/realtime-port.ts';
+import { createLiveKitMedia } from './media/livekit.ts';
 import { createSandboxPayments } from './payments/sandbox.ts';
 import { createStripePayments } from './payments/stripe.ts';
 import { createSandboxTelephony, type SandboxTelephony } from './telephony/sandbox.ts';
@@ -37,8 +39,12 @@ export interface Providers {
   numbers: NumberInventory;
   /** The clock live calls run on: simulated time at SANDBOX_SPEED for the sandbox, real time otherwise. */
   callClock: RuntimeClock;
+  /** The clock of browser and app sessions (a person on the other end): real time. */
+  mediaClock: RuntimeClock;
   /** Speech for live calls: the TTS providers at the runtime's 16 kHz, repeated lines cached. */
   speech: TextToSpeech;
+  /** LiveKit rooms for voice sessions when LIVEKIT_* is set; otherwise the built-in media WebSocket. */
+  realtime?: RealtimeMediaProvider;
   /** Charges wallet top-ups: the sandbox, or Stripe (PAYMENTS_PROVIDER). */
   payments: PaymentsProvider;
   /** The deployment's recogniser for real audio (STT_BASE_URL); the sandbox brings its own per call. */
@@ -58,6 +64,7 @@ export interface ProviderInputs {
     publicBaseUrl: string;
     paymentsProvider: 'sandbox' | 'stripe';
     stripe: { secretKey?: string; webhookSecret?: string; apiBaseUrl?: string };
+    livekit: { url?: string; apiKey?: string; apiSecret?: string };
   };
   clock: Clock;
   cpu: CpuPool;
@@ -92,9 +99,11 @@ export function createProviders(inputs: ProviderInputs, overrides: Partial<Provi
     blobs: overrides.blobs ?? createBlobStore(config, inputs.db),
     speech,
     callClock,
+    mediaClock: overrides.mediaClock ?? createScaledClock(1),
     telephony,
     numbers: overrides.numbers ?? (telephony.name === 'twilio' ? createTwilioInventory({ client: telephony.client, voiceUrl: telephony.urls.voice, statusUrl: telephony.urls.status }) : createSandboxInventory()),
     payments: overrides.payments ?? createPayments(config),
+    realtime: overrides.realtime ?? createRealtime(config),
     stt: overrides.stt ?? (config.stt.baseUrl ? createOpenAiStt({ ...config.stt, baseUrl: config.stt.baseUrl }) : undefined),
   };
 }
@@ -112,4 +121,10 @@ function createPayments(config: ProviderInputs['config']): PaymentsProvider {
   // config.ts refuses PAYMENTS_PROVIDER=stripe without both.
   if (!secretKey || !webhookSecret) throw new Error('PAYMENTS_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET');
   return createStripePayments({ secretKey, webhookSecret, apiBaseUrl });
+}
+
+function createRealtime(config: ProviderInputs['config']): RealtimeMediaProvider | undefined {
+  const { url, apiKey, apiSecret } = config.livekit;
+  // config.ts refuses a partial LiveKit configuration.
+  return url && apiKey && apiSecret ? createLiveKitMedia({ url, apiKey, apiSecret }) : undefined;
 }

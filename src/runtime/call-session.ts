@@ -1,7 +1,7 @@
 import type { DialogueEngine, EngineAction, Turn } from '../engine/types.ts';
 import { latencySummary, type RecorderSink, type SessionOutcome, type SessionObserver, type TranscriptEntry } from './outcome.ts';
 import type { CallAgent, CallMedia, RuntimeClock, RuntimeTimer, SpeechToText, TextToSpeech } from './ports.ts';
-import { createSentenceStream, playedWords } from './sentence-stream.ts';
+import { createSentenceStream, playedWords, splitSentences } from './sentence-stream.ts';
 import { createSpeaker, type SpokenSegment } from './speaker.ts';
 import { createTurnDetector, type Utterance } from './turn-detector.ts';
 
@@ -98,6 +98,7 @@ export function createCallSession(deps: CallSessionDeps) {
     transcript.push(entry);
     history.push({ role: entry.role, text: entry.text });
     deps.observer.transcript(entry, transcript.length);
+    stream.transcript?.({ role: entry.role, text: entry.text });
   }
 
   function armSilence() {
@@ -192,14 +193,6 @@ export function createCallSession(deps: CallSessionDeps) {
     void synthesize(current);
   }
 
-  function splitSentences(text: string): string[] {
-    const out: string[] = [];
-    const splitter = createSentenceStream((s) => out.push(s));
-    splitter.push(text);
-    splitter.flush();
-    return out;
-  }
-
   async function respond(userText: string, turnEndAt: number, sttMs: number) {
     const current = startTurn(turnEndAt, sttMs);
     const askedAt = clock.now();
@@ -279,13 +272,32 @@ export function createCallSession(deps: CallSessionDeps) {
     }
     const sttMs = Math.round(clock.now() - sttStarted);
     if (ended || !text) return;
+    await takeTurn(text, { start_ms: since(utterance.startMs), end_ms: since(utterance.endMs) }, turnEndAt, sttMs);
+  }
+
+  /** The caller's turn, heard or typed: into the transcript, then answered. */
+  async function takeTurn(text: string, span: { start_ms: number; end_ms: number }, turnEndAt: number, sttMs: number) {
     promptedStillThere = false;
-    record({ role: 'user', text, start_ms: since(utterance.startMs), end_ms: since(utterance.endMs) });
+    record({ role: 'user', text, ...span });
     if (voicemailPending) {
       voicemailPending = false;
       return speak(voicemailMessage(), { kind: 'voicemail' });
     }
     await respond(text, turnEndAt, sttMs);
+  }
+
+  /** Typed text standing in for speech (the media WebSocket's `{type:"text"}`): a turn at once, over the agent if it talks. */
+  async function onTypedText(raw: string) {
+    const text = raw.trim();
+    if (ended || leavingVoicemail || !text) return;
+    silenceTimer?.cancel();
+    silenceTimer = null;
+    if (turn) {
+      if (!agent.interruptible) return;
+      bargeIn();
+    }
+    const at = clock.now();
+    await takeTurn(text, { start_ms: since(at), end_ms: since(at) }, at, 0);
   }
 
   /**
@@ -318,7 +330,7 @@ export function createCallSession(deps: CallSessionDeps) {
     timers.clear();
     speaker.clear();
     if (end.endReason !== 'customer_hangup' && end.endReason !== 'media_error' && end.status !== 'transferred') {
-      void media.hangup().catch(() => undefined);
+      void media.hangup(end.endReason).catch(() => undefined);
     }
     resolveOutcome({ ...end, durationMs: since(clock.now()), transcript, latency: latencySummary(transcript) });
   }
@@ -332,6 +344,7 @@ export function createCallSession(deps: CallSessionDeps) {
         deps.recorder?.addCaller(since(at), frame);
         detector.feed(frame, at);
       });
+      stream.onText?.((text) => void onTypedText(text));
       stream.onDtmf?.((digit) => {
         if (ended) return;
         const at = since(clock.now());

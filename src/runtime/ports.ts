@@ -2,6 +2,7 @@
 // runtime speaks PCM16 mono 16 kHz in frames of 20 ms; adapters convert at the edge. Nothing here
 // knows HTTP, SQL or a vendor.
 import type { EngineAgent } from '../engine/types.ts';
+import type { SessionEndReason } from './outcome.ts';
 
 /** Time as the runtime sees it: milliseconds, simulated in the sandbox (SANDBOX_SPEED), real elsewhere. */
 export interface RuntimeClock {
@@ -28,6 +29,10 @@ export interface MediaStream {
   onMark(listener: (name: string) => void): void;
   /** Registers the receiver of keypad digits the caller pressed (Twilio `dtmf`), when the transport has them. */
   onDtmf?(listener: (digit: string) => void): void;
+  /** Registers the receiver of typed text standing in for speech (the media WebSocket's `{type:"text"}`). */
+  onText?(listener: (text: string) => void): void;
+  /** Tells the far end each transcript line as it is written (the media WebSocket's `transcript`). */
+  transcript?(line: { role: 'agent' | 'user'; text: string }): void;
   /** Registers the receiver of the far end closing (hang-up or media failure); called at most once. */
   onClose(listener: (reason: MediaCloseReason) => void): void;
   /** Writes one agent frame. Returns false when the transport is over its bound (a slow peer). */
@@ -64,8 +69,8 @@ export interface CallMedia {
   onAnsweredBy?(listener: (who: 'human' | 'machine') => void): void;
   /** Hands the call to `to` (the media ends after it). */
   transfer(to: string): Promise<void>;
-  /** Ends the call from our side. */
-  hangup(): Promise<void>;
+  /** Ends the call from our side; `reason` is why the session ended (the web transport tells its client). */
+  hangup(reason?: SessionEndReason): Promise<void>;
 }
 
 export type DialOutcome = { kind: 'answered'; media: CallMedia } | { kind: 'busy' } | { kind: 'no_answer' } | { kind: 'failed'; message: string };

@@ -49,18 +49,38 @@ export function createScriptedCaller(options: ScriptedCallerOptions, stt: { push
   let stopped = false;
   let speaking: Promise<void> = Promise.resolve();
 
-  /** Synthesises `text` and starts sending it; the text goes to the recogniser. */
+  // A person's lines are ready when they speak: the whole script is synthesised from the start (in
+  // real time, while the call rings and the agent greets), so at a high SANDBOX_SPEED the caller
+  // does not fall silent for the seconds of simulated time its synthesis would otherwise take.
+  const rendered = new Map<string, Promise<Int16Array>>();
+  function render(text: string): Promise<Int16Array> {
+    let audio = rendered.get(text);
+    if (!audio) {
+      audio = (async () => {
+        const parts: Int16Array[] = [];
+        for await (const pcm of options.tts.synthesize(text, options.voice)) parts.push(pcm);
+        const whole = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
+        let at = 0;
+        for (const part of parts) {
+          whole.set(part, at);
+          at += part.length;
+        }
+        return whole;
+      })();
+      rendered.set(text, audio);
+    }
+    return audio;
+  }
+  for (const line of [...(options.opening ? [options.opening] : []), ...script]) {
+    // A failure surfaces when the line is said.
+    render(typeof line === 'string' ? line : line.text).catch(() => undefined);
+  }
+
+  /** Starts sending `text` (synthesised ahead); the text goes to the recogniser. */
   function say(text: string) {
     speaking = speaking.then(async () => {
-      const parts: Int16Array[] = [];
-      for await (const pcm of options.tts.synthesize(text, options.voice)) parts.push(pcm);
+      const audio = await render(text);
       if (stopped) return;
-      const audio = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-      let at = 0;
-      for (const part of parts) {
-        audio.set(part, at);
-        at += part.length;
-      }
       stt.push(text);
       speech = audio;
       speechOffset = 0;

@@ -26,6 +26,15 @@ export function createSentenceStream(onSentence: (sentence: string) => void) {
   };
 }
 
+/** A whole text cut into its sentences (a fixed line: greeting, prompt, voicemail message). */
+export function splitSentences(text: string): string[] {
+  const out: string[] = [];
+  const splitter = createSentenceStream((sentence) => out.push(sentence));
+  splitter.push(text);
+  splitter.flush();
+  return out;
+}
+
 /** The words of `text` heard when `played` of `total` frames were played, cut at a word boundary. */
 export function playedWords(text: string, played: number, total: number): string {
   if (total <= 0 || played >= total) return text;

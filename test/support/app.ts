@@ -9,6 +9,7 @@ import { buildApp } from '../../src/app.ts';
 import type { Providers } from '../../src/providers/index.ts';
 import type { CallsModule } from '../../src/modules/calls/module.ts';
 import type { PaymentsModule } from '../../src/modules/payments/module.ts';
+import type { VoiceModule } from '../../src/modules/voice/module.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Clock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logging.ts';
@@ -26,6 +27,8 @@ export interface TestApp {
   calls: CallsModule;
   /** The payments module: its service and the auto-recharge worker (runDueOnce). */
   payments: PaymentsModule;
+  /** The voice module: sessions and the expiry worker (runDueOnce). */
+  voice: VoiceModule;
   dataDir: string;
   /** The secret the app signs and verifies access tokens with (to forge tokens in tests). */
   jwtSecret: string;
@@ -82,7 +85,7 @@ export async function buildTestApp(
   // (test/log-secrets.check.ts); without one (a bare `node --test`) it logs nothing but to `logTo`.
   const streams = [suiteLogDestination(), options.logTo].filter((stream): stream is DestinationStream => stream !== undefined);
   const destination = streams.length > 1 ? pino.multistream(streams.map((stream) => ({ stream, level: 'debug' as const }))) : streams[0];
-  const { app, platform, calls, payments } = await buildApp({
+  const { app, platform, calls, payments, voice } = await buildApp({
     config,
     database,
     clock: options.clock ?? { now: () => new Date() },
@@ -107,6 +110,7 @@ export async function buildTestApp(
     platform,
     calls,
     payments,
+    voice,
     dataDir,
     jwtSecret,
     request({ token, workspaceId, headers, ...rest }) {

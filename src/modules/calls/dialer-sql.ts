@@ -21,7 +21,7 @@ export async function claimQueuedCalls(db: Database, clock: Clock, input: { hold
     const workspaces = await sql<{ id: string; max: number }>`
       select w.id, coalesce(w.max_concurrent_calls, ${input.defaultMaxConcurrent}::integer) as max
       from workspaces w
-      where w.id in (select distinct q.workspace_id from calls q where q.status = 'queued' limit 200)
+      where w.id in (select distinct q.workspace_id from calls q where q.status = 'queued' and q.direction <> 'web' limit 200)
       order by w.id
       for update of w skip locked`.execute(tx);
     const claimed: CallRow[] = [];
@@ -33,7 +33,7 @@ export async function claimQueuedCalls(db: Database, clock: Clock, input: { hold
           select count(*)::integer as n from calls where workspace_id = ${workspace.id} and status in ('ringing', 'in_progress')
         ), picked as (
           select c.id from calls c
-          where c.workspace_id = ${workspace.id} and c.status = 'queued'
+          where c.workspace_id = ${workspace.id} and c.status = 'queued' and c.direction <> 'web'
           order by c.created_at, c.id
           limit greatest(0, least(${room}::integer, ${workspace.max}::integer - (select n from live)))
           for update skip locked

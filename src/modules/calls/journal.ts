@@ -97,8 +97,22 @@ export function callCost(durationMs: number, perMinMicros: number): { billedSeco
   return { billedSeconds, costMicros: Math.round((billedSeconds * perMinMicros) / 60) };
 }
 
+/** What a call ended with, for the modules that keep something beside it (voice sessions). */
+export interface FinishedCall {
+  status: CallStatus;
+  endReason: EndReason;
+  durationMs: number;
+  billedSeconds: number;
+  costMicros: number;
+  endedAt: Date;
+}
+
+/** Runs inside the finishing transaction, after the call's own writes (no network I/O). */
+export type FinishHook = (tx: Executor, call: CallRef, finished: FinishedCall) => Promise<void>;
+
 export function createCallJournal(deps: JournalDeps) {
   const { db, clock, events } = deps;
+  const finishHooks: FinishHook[] = [];
   const wallet = createWalletRepo({ events });
 
   async function appendStatus(tx: Executor, callId: string, status: CallStatus, at: Date) {
@@ -127,6 +141,11 @@ export function createCallJournal(deps: JournalDeps) {
   }
 
   return {
+    /** Registers a hook run in every finishing transaction (a module's own rows beside the call). */
+    onFinish(hook: FinishHook): void {
+      finishHooks.push(hook);
+    },
+
     /** A new call in `queued` (its first state), inside the caller's transaction. */
     async queue(tx: Executor, call: NewCall): Promise<Selectable<CallsTable>> {
       const now = clock.now();
@@ -221,6 +240,9 @@ export function createCallJournal(deps: JournalDeps) {
         }
         if (!(await move(tx, call, input.status, set, input.holder, input.leaseExpiredBefore))) return false;
         if (input.emitError && input.error) await emit(tx, call, agent, 'call.error', input.error);
+        for (const hook of finishHooks) {
+          await hook(tx, call, { status: input.status, endReason: input.endReason, durationMs: answered ? input.durationMs : 0, billedSeconds, costMicros, endedAt: now });
+        }
         if (costMicros > 0) {
           await wallet.applyEntry(tx, {
             workspaceId: call.workspace_id,

@@ -74,7 +74,8 @@ export function createCallRunner(deps: RunnerDeps) {
     const vad = await createVoiceActivityDetector({ mode: 2 });
     const recorder = createCallRecorder({ maxDurationMs: agent.max_duration_seconds * 1000 + 10_000 });
     const { observer, flushed } = observerOf(row, dest);
-    const clock = providers.callClock;
+    // Web sessions have a person on the other end: real time, whatever the sandbox's speed.
+    const clock = row.direction === 'web' ? providers.mediaClock : providers.callClock;
     const session = createCallSession({
       clock,
       media,

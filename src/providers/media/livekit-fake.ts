@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jwtVerify } from 'jose';
@@ -70,86 +71,84 @@ function readBody(req: http.IncomingMessage): Promise<string> {
   });
 }
 
+/** The caller's `video` grant, when its token is LiveKit's (HS256, iss = the key, unexpired) and has the method's right. */
+async function authorise(header: string | undefined, method: RoomServiceMethod, apiKey: string, secret: Uint8Array): Promise<Record<string, unknown>> {
+  const token = header?.startsWith('Bearer ') ? header.slice('Bearer '.length) : undefined;
+  if (!token) throw new TwirpFailure(401, 'unauthenticated', 'no authorization token');
+  let video: unknown;
+  try {
+    const { payload } = await jwtVerify(token, secret, { algorithms: ['HS256'], issuer: apiKey, requiredClaims: ['exp'] });
+    video = payload['video'];
+  } catch (error) {
+    throw new TwirpFailure(401, 'unauthenticated', `invalid token: ${(error as Error).message}`);
+  }
+  const grant = video && typeof video === 'object' ? (video as Record<string, unknown>) : {};
+  if (grant[METHOD_GRANTS[method]] !== true) throw new TwirpFailure(401, 'unauthenticated', `permissions denied: ${METHOD_GRANTS[method]} required`);
+  return grant;
+}
+
+function runMethod(rooms: Map<string, FakeLiveKitRoom>, method: RoomServiceMethod, body: Record<string, unknown>): unknown {
+  if (method === 'ListRooms') {
+    const names = body['names'];
+    const wanted = Array.isArray(names) && names.length > 0 ? new Set(names.map(String)) : null;
+    return { rooms: [...rooms.values()].filter((room) => !wanted || wanted.has(room.name)).map(toJson) };
+  }
+  const name = String((method === 'CreateRoom' ? body['name'] : body['room']) ?? '');
+  if (!name) throw new TwirpFailure(400, 'invalid_argument', 'a room name is required');
+  if (method === 'DeleteRoom') {
+    if (!rooms.delete(name)) throw new TwirpFailure(404, 'not_found', 'room not found');
+    return {};
+  }
+  // LiveKit answers CreateRoom for an existing room with that room, unchanged.
+  const existing = rooms.get(name);
+  if (existing) return toJson(existing);
+  const room: FakeLiveKitRoom = {
+    sid: `RM_${randomBytes(6).toString('hex')}`,
+    name,
+    emptyTimeout: Number(field(body, 'emptyTimeout', 'empty_timeout') ?? 0),
+    maxParticipants: Number(field(body, 'maxParticipants', 'max_participants') ?? 0),
+    creationTime: Math.floor(Date.now() / 1000),
+  };
+  rooms.set(name, room);
+  return toJson(room);
+}
+
+function parseBody(text: string): Record<string, unknown> {
+  let body: unknown;
+  try {
+    body = JSON.parse(text || '{}');
+  } catch {
+    throw new TwirpFailure(400, 'malformed', 'the body is not JSON');
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new TwirpFailure(400, 'malformed', 'the body is not a JSON object');
+  return body as Record<string, unknown>;
+}
+
 export async function startFakeLiveKit(options: { apiKey: string; apiSecret: string }) {
   const secret = new TextEncoder().encode(options.apiSecret);
   const requests: FakeLiveKitRequest[] = [];
   const rooms = new Map<string, FakeLiveKitRoom>();
-  let nextSid = 1;
 
-  async function authorise(header: string | undefined, method: RoomServiceMethod): Promise<Record<string, unknown>> {
-    const token = header?.startsWith('Bearer ') ? header.slice('Bearer '.length) : undefined;
-    if (!token) throw new TwirpFailure(401, 'unauthenticated', 'no authorization token');
-    let video: unknown;
-    try {
-      const { payload } = await jwtVerify(token, secret, { algorithms: ['HS256'], issuer: options.apiKey, requiredClaims: ['exp'] });
-      video = payload['video'];
-    } catch (error) {
-      throw new TwirpFailure(401, 'unauthenticated', `invalid token: ${(error as Error).message}`);
-    }
-    const grant = video && typeof video === 'object' ? (video as Record<string, unknown>) : {};
-    if (grant[METHOD_GRANTS[method]] !== true) throw new TwirpFailure(401, 'unauthenticated', `permissions denied: ${METHOD_GRANTS[method]} required`);
-    return grant;
-  }
-
-  function run(method: RoomServiceMethod, body: Record<string, unknown>): unknown {
-    if (method === 'ListRooms') {
-      const names = field(body, 'names', 'names');
-      const wanted = Array.isArray(names) && names.length > 0 ? new Set(names.map(String)) : null;
-      return { rooms: [...rooms.values()].filter((room) => !wanted || wanted.has(room.name)).map(toJson) };
-    }
-    const name = String((method === 'CreateRoom' ? body['name'] : body['room']) ?? '');
-    if (!name) throw new TwirpFailure(400, 'invalid_argument', 'a room name is required');
-    if (method === 'DeleteRoom') {
-      if (!rooms.delete(name)) throw new TwirpFailure(404, 'not_found', 'room not found');
-      return {};
-    }
-    // LiveKit answers CreateRoom for an existing room with that room, unchanged.
-    const existing = rooms.get(name);
-    if (existing) return toJson(existing);
-    const room: FakeLiveKitRoom = {
-      sid: `RM_fake${String(nextSid++).padStart(6, '0')}`,
-      name,
-      emptyTimeout: Number(field(body, 'emptyTimeout', 'empty_timeout') ?? 0),
-      maxParticipants: Number(field(body, 'maxParticipants', 'max_participants') ?? 0),
-      creationTime: Math.floor(Date.now() / 1000),
-    };
-    rooms.set(name, room);
-    return toJson(room);
-  }
-
-  async function handle(req: http.IncomingMessage): Promise<{ record: FakeLiveKitRequest; answer: unknown }> {
+  /** One call, recorded; a refusal is answered as Twirp does: an HTTP status and {code, msg}. */
+  async function handle(req: http.IncomingMessage): Promise<{ status: number; answer: unknown }> {
     const method = ROUTE.exec(req.url ?? '')?.[1] ?? '';
     const record: FakeLiveKitRequest = { method: method || String(req.url), status: 200 };
     requests.push(record);
-    if (req.method !== 'POST' || !isMethod(method)) throw Object.assign(new TwirpFailure(404, 'bad_route', `no handler for ${req.method} ${req.url}`), { record });
     try {
-      record.grant = await authorise(req.headers.authorization, method);
-      const text = await readBody(req);
-      let body: unknown;
-      try {
-        body = JSON.parse(text || '{}');
-      } catch {
-        throw new TwirpFailure(400, 'malformed', 'the body is not JSON');
-      }
-      if (!body || typeof body !== 'object') throw new TwirpFailure(400, 'malformed', 'the body is not a JSON object');
-      record.body = body as Record<string, unknown>;
-      return { record, answer: run(method, record.body) };
+      if (req.method !== 'POST' || !isMethod(method)) throw new TwirpFailure(404, 'bad_route', `no handler for ${req.method} ${req.url}`);
+      record.grant = await authorise(req.headers.authorization, method, options.apiKey, secret);
+      record.body = parseBody(await readBody(req));
+      return { status: 200, answer: runMethod(rooms, method, record.body) };
     } catch (error) {
-      throw Object.assign(error as Error, { record });
+      const failure = error instanceof TwirpFailure ? error : new TwirpFailure(500, 'internal', String(error));
+      record.status = failure.status;
+      return { status: failure.status, answer: { code: failure.code, msg: failure.message } };
     }
   }
 
   const server = http.createServer((req, res) => {
     // The SDK reads a Twirp error only when the content type is exactly application/json.
-    const send = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-    handle(req).then(
-      ({ answer }) => send(200, answer),
-      (error: Error & { record?: FakeLiveKitRequest }) => {
-        const failure = error instanceof TwirpFailure ? error : new TwirpFailure(500, 'internal', error.message);
-        if (error.record) error.record.status = failure.status;
-        send(failure.status, { code: failure.code, msg: failure.message });
-      },
-    );
+    void handle(req).then(({ status, answer }) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -7,6 +7,7 @@ import * as auditLogOutlivesWorkspace from './0005_audit_log_outlives_workspace.
 import * as calls from './0006_calls.ts';
 import * as twilio from './0007_twilio.ts';
 import * as payments from './0008_payments.ts';
+import * as voiceSessions from './0009_voice_sessions.ts';
 
 // One migration set for PGlite and PostgreSQL, applied in name order at start-up.
 // Never edit a migration that has shipped: add the next number.
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '0006_calls': calls,
   '0007_twilio': twilio,
   '0008_payments': payments,
+  '0009_voice_sessions': voiceSessions,
 };

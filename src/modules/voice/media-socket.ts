@@ -1,0 +1,123 @@
+import type { RawData, WebSocket } from 'ws';
+import { FRAME_SAMPLES } from '../../runtime/audio/frames.ts';
+import type { MediaCloseReason, MediaStream } from '../../runtime/ports.ts';
+import type { SessionEndReason } from './tables.ts';
+
+// The built-in media WebSocket (GET /v1/media/stream?token=) as the runtime's MediaStream. The
+// protocol (DESIGN "Voice sessions"): the server speaks first; the client sends binary PCM16 mono
+// 16 kHz audio (any chunk size) or `{type:"text", text}`; the server sends binary PCM16 frames of
+// agent speech, `{type:"transcript", role, text, final}`, `{type:"clear"}` on barge-in and
+// `{type:"end", reason}` right before it closes. A client that stops reading is cut off.
+
+export interface MediaSocketOptions {
+  /** Unsent bytes beyond which the client is too slow (default 256 KB: about 8 s of audio). */
+  maxBufferedBytes?: number;
+  /** Longest text message taken. */
+  maxTextLength?: number;
+}
+
+/** The session's end as the protocol names it. */
+export function protocolReason(reason: string | undefined): SessionEndReason {
+  switch (reason) {
+    case 'api_hangup':
+      return 'api_end';
+    case 'silence_timeout':
+      return 'idle_timeout';
+    case 'max_duration':
+    case 'insufficient_balance':
+    case 'media_error':
+      return reason;
+    case 'customer_hangup':
+      return 'client_closed';
+    default:
+      // The agent ended it: a goodbye, its end_call tool, a transfer a browser cannot follow.
+      return 'agent_end_call';
+  }
+}
+
+export interface MediaSocketStream extends MediaStream {
+  /** Sends `{type:"end", reason}` and closes. */
+  end(reason: SessionEndReason): void;
+}
+
+export function createMediaSocketStream(socket: WebSocket, options: MediaSocketOptions = {}): MediaSocketStream {
+  const maxBuffered = options.maxBufferedBytes ?? 256 * 1024;
+  const maxText = options.maxTextLength ?? 4000;
+  let frameListener: ((frame: Int16Array) => void) | null = null;
+  const textListeners: Array<(text: string) => void> = [];
+  const closeListeners: Array<(reason: MediaCloseReason) => void> = [];
+  let pending = new Int16Array(0);
+  let closed = false;
+
+  const sendJson = (value: unknown) => {
+    if (!closed && socket.readyState === socket.OPEN) socket.send(JSON.stringify(value));
+  };
+
+  function onAudio(bytes: Buffer) {
+    // Whole samples only; an odd trailing byte is dropped.
+    const samples = new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + (bytes.length & ~1)));
+    const joined = new Int16Array(pending.length + samples.length);
+    joined.set(pending);
+    joined.set(samples, pending.length);
+    let offset = 0;
+    for (; offset + FRAME_SAMPLES <= joined.length; offset += FRAME_SAMPLES) frameListener?.(joined.slice(offset, offset + FRAME_SAMPLES));
+    pending = joined.slice(offset);
+  }
+
+  function onControl(data: RawData) {
+    let message: { type?: unknown; text?: unknown };
+    try {
+      message = JSON.parse(data.toString());
+    } catch {
+      return sendJson({ type: 'error', message: 'messages are JSON text or binary PCM16 audio' });
+    }
+    if (message?.type === 'text' && typeof message.text === 'string' && message.text.length <= maxText && !message.text.includes('\u0000')) {
+      for (const listener of textListeners) listener(message.text);
+    } else {
+      sendJson({ type: 'error', message: `unknown or invalid message (text at most ${maxText} characters)` });
+    }
+  }
+
+  function closeWith(reason: MediaCloseReason) {
+    if (closed) return;
+    closed = true;
+    for (const listener of closeListeners.splice(0)) listener(reason);
+  }
+
+  socket.on('message', (data, isBinary) => {
+    if (closed) return;
+    if (isBinary) onAudio(Buffer.isBuffer(data) ? data : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data as ArrayBuffer)]));
+    else onControl(data);
+  });
+  socket.on('close', () => closeWith({ kind: 'hangup' }));
+  socket.on('error', (error) => closeWith({ kind: 'error', message: `the media socket failed: ${error.message}` }));
+
+  return {
+    onFrame(listener) {
+      frameListener = listener;
+    },
+    onMark: () => undefined,
+    onText: (listener) => void textListeners.push(listener),
+    onClose: (listener) => void closeListeners.push(listener),
+    send(frame) {
+      if (closed) return true;
+      if (socket.bufferedAmount > maxBuffered) return false;
+      socket.send(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength), { binary: true });
+      return true;
+    },
+    mark: () => undefined,
+    clear: () => sendJson({ type: 'clear' }),
+    transcript: (line) => sendJson({ type: 'transcript', role: line.role, text: line.text, final: true }),
+    close() {
+      if (closed) return;
+      closed = true;
+      socket.close(1000);
+    },
+    end(reason) {
+      if (closed) return;
+      sendJson({ type: 'end', reason });
+      closed = true;
+      socket.close(1000, reason);
+    },
+  };
+}

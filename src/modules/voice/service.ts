@@ -1,0 +1,218 @@
+import type { Selectable } from 'kysely';
+import type { WebSocket } from 'ws';
+import { AppError, invalidField, invalidState, notFound } from '../../platform/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import { microsToUsd } from '../../platform/money.ts';
+import type { Platform } from '../../platform/platform.ts';
+import { randomToken, sha256Hex } from '../../platform/secrets.ts';
+import type { SpeechToText } from '../../runtime/ports.ts';
+import { loadCallAgent } from '../agents/call-agent.ts';
+import type { FinishedCall } from '../calls/journal.ts';
+import type { CallsModule } from '../calls/module.ts';
+import { createMediaSocketStream, protocolReason } from './media-socket.ts';
+import type { RealtimeMediaProvider } from './realtime-port.ts';
+import type { SessionEndReason, VoiceSessionsTable } from './tables.ts';
+
+// Voice sessions: a headless session with an agent for a browser or an app. Each is carried by a
+// call of direction `web` (queued until the first media connection, so a session nobody joined
+// costs nothing), run by the same call session as phone calls. Its end (client, POST /end, idle,
+// the agent, the wallet) is written by the call journal's finishing transaction, which also sends
+// `voice_session.ended`.
+
+export type VoiceSessionRow = Selectable<VoiceSessionsTable>;
+
+/** Recognises nothing: audio without STT_BASE_URL is heard by the VAD but never understood (typed text still works). */
+const deafStt: SpeechToText = { transcribe: async () => '' };
+
+export interface VoiceDeps {
+  platform: Platform;
+  calls: CallsModule;
+  realtime?: RealtimeMediaProvider;
+}
+
+export function createVoiceService(deps: VoiceDeps) {
+  const { platform, calls, realtime } = deps;
+  const { db, clock, config } = platform;
+  const mediaUrl = `${config.publicBaseUrl.replace(/^http/, 'ws')}/v1/media/stream`;
+
+  async function sessionOf(workspaceId: string, id: string): Promise<VoiceSessionRow> {
+    const row = await db.selectFrom('voice_sessions').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('voice session');
+    return row;
+  }
+
+  /** The journal's finishing transaction of a web call ends its session and sends voice_session.ended. */
+  calls.journal.onFinish(async (tx, call, finished: FinishedCall) => {
+    if (call.direction !== 'web') return;
+    const reason: SessionEndReason = finished.status === 'canceled' && finished.endReason === 'silence_timeout' ? 'idle_timeout' : protocolReason(finished.endReason);
+    const session = await tx
+      .updateTable('voice_sessions')
+      .set({ status: 'ended', end_reason: reason, ended_at: finished.endedAt, updated_at: finished.endedAt })
+      .where('call_id', '=', call.id)
+      .where('status', '=', 'active')
+      .returningAll()
+      .executeTakeFirst();
+    if (!session) return;
+    await platform.events.emit(tx, {
+      workspaceId: session.workspace_id,
+      type: 'voice_session.ended',
+      agentId: session.agent_id,
+      callId: call.id,
+      tenantOnly: true,
+      data: {
+        session_id: session.id,
+        room_name: session.room_name,
+        agent_id: session.agent_id,
+        external_user_id: session.external_user_id,
+        duration_sec: finished.durationMs / 1000,
+        cost_usd: microsToUsd(finished.costMicros),
+        ended_at: finished.endedAt.toISOString(),
+        end_reason: reason,
+      },
+    });
+  });
+
+  async function create(workspaceId: string, body: { agent_id: string; external_user_id?: string; metadata?: Record<string, unknown> }) {
+    const agent = await loadCallAgent(db, workspaceId, body.agent_id);
+    if (!agent) throw invalidField('agent_id', 'no such agent in this workspace');
+    const wallet = await db.selectFrom('wallets').select('balance_micros').where('workspace_id', '=', workspaceId).executeTakeFirst();
+    if (Number(wallet?.balance_micros ?? 0) <= 0) throw new AppError('insufficient_balance', 'The wallet balance is zero or below: top up to start voice sessions.');
+    const id = newId('vs');
+    const externalUserId = body.external_user_id ?? `anonymous-${id.slice(-8)}`;
+    const now = clock.now();
+    const expiresAt = new Date(now.getTime() + config.mediaTokenTtlSeconds * 1000);
+    let token: string;
+    if (realtime) {
+      await realtime.createRoom(id, { emptyTimeoutSeconds: config.mediaTokenTtlSeconds, maxParticipants: 2 });
+      token = await realtime.mintToken({ roomName: id, identity: externalUserId, ttlSeconds: config.mediaTokenTtlSeconds });
+    } else {
+      token = randomToken('mt_', 32);
+    }
+    const callId = newId('call');
+    await db.transaction().execute(async (tx) => {
+      await calls.journal.queue(tx, {
+        id: callId,
+        workspace_id: workspaceId,
+        agent_id: agent.id,
+        direction: 'web',
+        from_number: externalUserId,
+        to_number: null,
+        provider: realtime ? 'livekit' : 'web',
+        metadata: body.metadata ?? {},
+        simulation: null,
+      });
+      await tx
+        .insertInto('voice_sessions')
+        .values({
+          id,
+          workspace_id: workspaceId,
+          agent_id: agent.id,
+          call_id: callId,
+          room_name: id,
+          external_user_id: externalUserId,
+          metadata: JSON.stringify(body.metadata ?? {}),
+          transport: realtime ? 'livekit' : 'builtin',
+          token_hash: sha256Hex(token),
+          status: 'active',
+          expires_at: expiresAt,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+    });
+    const row = await sessionOf(workspaceId, id);
+    if (realtime && config.livekit.agentJoins) void joinRoomAsAgent(row).catch((error) => platform.logger.error({ err: error, sessionId: id }, 'the agent could not join the LiveKit room'));
+    return { row, token };
+  }
+
+  /**
+   * LiveKit mode: the agent joins the session's room as a participant (@livekit/rtc-node, loaded
+   * only here), its audio bridged into the call session; the call starts when it has joined.
+   */
+  let rtcLoaded = false;
+  async function joinRoomAsAgent(session: VoiceSessionRow) {
+    if (!realtime) return;
+    const token = await realtime.mintToken({ roomName: session.room_name, identity: `agent-${session.agent_id}`, ttlSeconds: config.mediaTokenTtlSeconds });
+    const { joinLiveKitRoom } = await import('../../providers/media/livekit-audio.ts');
+    rtcLoaded = true;
+    const stream = await joinLiveKitRoom({ url: realtime.url, token });
+    const call = await db.selectFrom('calls').selectAll().where('id', '=', session.call_id).executeTakeFirstOrThrow();
+    await db.updateTable('voice_sessions').set({ connected_at: clock.now() }).where('id', '=', session.id).execute();
+    if (!(await calls.journal.ring(call, calls.runner.holder, config.calls.leaseMs))) return stream.close();
+    const ringing = await db.selectFrom('calls').selectAll().where('id', '=', call.id).executeTakeFirstOrThrow();
+    const leave = async () => {
+      stream.close();
+      await realtime.deleteRoom(session.room_name).catch(() => undefined);
+    };
+    void calls.runner.runInbound(ringing, { stream, stt: platform.providers.stt ?? deafStt, answeredBy: 'human', transfer: leave, hangup: leave });
+  }
+
+  /** Releases @livekit/rtc-node's native side, which keeps the process alive until disposed. */
+  async function close() {
+    if (!rtcLoaded) return;
+    const { dispose } = await import('@livekit/rtc-node');
+    await dispose();
+  }
+
+  /** The session a built-in media token opens, when it may connect now (active, unexpired, not yet connected). */
+  async function sessionForToken(token: string): Promise<VoiceSessionRow | null> {
+    const row = await db.selectFrom('voice_sessions').selectAll().where('token_hash', '=', sha256Hex(token)).where('transport', '=', 'builtin').executeTakeFirst();
+    if (row?.status !== 'active' || row.connected_at || new Date(row.expires_at) <= clock.now()) return null;
+    return row;
+  }
+
+  /** A client connected with a valid token: the session's call starts, run here. */
+  async function connect(session: VoiceSessionRow, socket: WebSocket): Promise<void> {
+    const stream = createMediaSocketStream(socket);
+    const claimed = await db.updateTable('voice_sessions').set({ connected_at: clock.now() }).where('id', '=', session.id).where('connected_at', 'is', null).executeTakeFirst();
+    const call = await db.selectFrom('calls').selectAll().where('id', '=', session.call_id).executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) !== 1 || !call || !(await calls.journal.ring(call, calls.runner.holder, config.calls.leaseMs))) {
+      stream.end('api_end');
+      return;
+    }
+    const ringing = await db.selectFrom('calls').selectAll().where('id', '=', call.id).executeTakeFirstOrThrow();
+    void calls.runner.runInbound(ringing, {
+      stream,
+      stt: platform.providers.stt ?? deafStt,
+      answeredBy: 'human',
+      // A browser cannot follow a transfer: the session ends.
+      transfer: async () => stream.end('agent_end_call'),
+      hangup: async (reason) => stream.end(protocolReason(reason)),
+    });
+  }
+
+  /** Ends a session: a call not yet connected is canceled (cost 0); a live one hangs up. Answers it once ended (or still ending). */
+  async function end(workspaceId: string, id: string): Promise<VoiceSessionRow> {
+    const session = await sessionOf(workspaceId, id);
+    if (session.status === 'ended') throw invalidState('The voice session has already ended.');
+    const call = await db.selectFrom('calls').selectAll().where('id', '=', session.call_id).executeTakeFirstOrThrow();
+    if (call.status === 'queued') {
+      await calls.journal.finish(call, null, { status: 'canceled', endReason: 'api_hangup', durationMs: 0 });
+    } else {
+      await calls.service.hangup(workspaceId, call.id);
+      // The session ends when its call does (the runner finishes it, with the recording): wait briefly.
+      for (let i = 0; i < 100 && (await sessionOf(workspaceId, id)).status === 'active'; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return sessionOf(workspaceId, id);
+  }
+
+  /** Sessions whose token expired before anyone connected: ended as idle, at no cost. */
+  async function endExpired(): Promise<number> {
+    const expired = await db
+      .selectFrom('voice_sessions')
+      .innerJoin('calls', 'calls.id', 'voice_sessions.call_id')
+      .selectAll('calls')
+      .where('voice_sessions.status', '=', 'active')
+      .where('voice_sessions.expires_at', '<', clock.now())
+      .where('calls.status', '=', 'queued')
+      .limit(100)
+      .execute();
+    let ended = 0;
+    for (const call of expired) if (await calls.journal.finish(call, null, { status: 'canceled', endReason: 'silence_timeout', durationMs: 0 })) ended++;
+    return ended;
+  }
+
+  return { create, sessionOf, sessionForToken, connect, end, endExpired, close, mediaUrl };
+}
+
+export type VoiceService = ReturnType<typeof createVoiceService>;
