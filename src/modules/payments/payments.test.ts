@@ -144,6 +144,25 @@ describe('payments on Stripe', () => {
     assert.equal((await eventsOf(onStripe, user, 'payment.succeeded')).length, 1);
   });
 
+  it('auto-recharge charges the saved method off session; the webhook credits it', async () => {
+    const user = await signUp(onStripe);
+    await onStripe.request({ method: 'PATCH', url: '/v1/wallet', ...as(user), payload: { auto_recharge: { enabled: true, amount_usd: 15, payment_method: 'pm_card_visa' } } });
+    await onStripe.platform.db.transaction().execute((tx) =>
+      createWalletRepo().applyEntry(tx, { workspaceId: user.workspaceId, type: 'call', amountMicros: -7_000_000, description: 'calls', now: new Date() }),
+    );
+    assert.equal(await onStripe.payments.worker.runDueOnce(), 1);
+    const [recharge] = (await onStripe.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data;
+    assert.deepEqual([recharge.trigger, recharge.status, recharge.amount_usd], ['auto_recharge', 'pending', 15]);
+    const sent = stripe.requests.find((r) => r.method === 'POST' && r.path === '/v1/payment_intents' && (r.params.metadata as { payment_id?: string } | undefined)?.payment_id === recharge.id);
+    assert.ok(sent, 'a PaymentIntent was created for it');
+    assert.equal(sent.params.off_session, 'true');
+    const intent = stripe.paymentIntents().find((pi) => pi.metadata.payment_id === recharge.id);
+    const succeeded = stripe.events().find((e) => e.type === 'payment_intent.succeeded' && (e.data.object as { id: string }).id === intent?.id);
+    assert.ok(succeeded);
+    await stripe.deliver(webhookUrl, succeeded);
+    assert.equal(await balanceOf(onStripe, user), 18);
+  });
+
   it('a declined card is 402 with a failed payment; its later payment_failed event changes nothing', async () => {
     const user = await signUp(onStripe);
     const res = await onStripe.request({ method: 'POST', url: '/v1/payments/topup', ...as(user), payload: { amount_usd: 30, payment_method: 'pm_card_declined' } });

@@ -84,7 +84,8 @@ describe('LiveKit rooms', () => {
 
   it('stops verifying a token once it expires', async () => {
     const strict = createLiveKitMedia({ url: fake.url, ...credentials, clockToleranceSeconds: 0 });
-    const token = await strict.mintToken({ roomName: 'vs_expiry', identity: 'user-9', ttlSeconds: 1 });
+    // Two seconds: `exp` is in whole seconds, so a one-second token may already be over when checked.
+    const token = await strict.mintToken({ roomName: 'vs_expiry', identity: 'user-9', ttlSeconds: 2 });
     assert.deepEqual(await strict.verifyToken(token), { identity: 'user-9', roomName: 'vs_expiry' });
     const expiresAt = (decodeJwt(token).exp ?? 0) * 1000;
     await sleep(Math.max(0, expiresAt - Date.now()) + 50);
