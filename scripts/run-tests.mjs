@@ -46,5 +46,23 @@ if (selected.length === 0) {
   const coverage = run(['test/openapi-coverage.check.ts', 'test/log-secrets.check.ts']);
   if (coverage.status !== 0) status = coverage.status ?? 1;
 }
+await dropRecordedSchemas();
 fs.rmSync(work, { recursive: true, force: true });
 process.exit(status);
+
+/**
+ * The PostgreSQL schemas the test files used, dropped once every file has ended (a schema dropped
+ * while another file migrates breaks that file's migration: see test/support/schemas.ts).
+ */
+async function dropRecordedSchemas() {
+  const dir = path.join(coverageDir, 'schemas-to-drop');
+  if (!process.env.TEST_DATABASE_URL || !fs.existsSync(dir)) return;
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    for (const schema of fs.readdirSync(dir)) await client.query(`DROP SCHEMA IF EXISTS "${schema.replaceAll('"', '')}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}

@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../../src/platform/db/database.ts';
 import { closeAtEnd } from './cleanup.ts';
+import { dropSchemaLater } from './schemas.ts';
 
 // One database per test file (process): a copy of the migrated PGlite template that
 // scripts/run-tests.mjs prepared once, or — with TEST_DATABASE_URL — a schema of its own on
-// PostgreSQL, dropped when the file ends. Tests isolate themselves by creating their own
+// PostgreSQL, dropped when the run ends (test/support/schemas.ts). Tests isolate themselves by creating their own
 // users and workspaces, never by sharing rows.
 
 let handle: Promise<DatabaseHandle> | undefined;
@@ -23,10 +23,7 @@ async function open(): Promise<DatabaseHandle> {
     await migrateToLatest(database);
     closeAtEnd(async () => {
       await database.close();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
+      await dropSchemaLater(url, schema);
     });
     return database;
   }

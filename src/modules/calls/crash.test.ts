@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { dropSchemaLater } from '../../../test/support/schemas.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -22,12 +23,7 @@ const children: ChildProcess[] = [];
 after(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   fs.rmSync(work, { recursive: true, force: true });
-  if (databaseUrl) {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
-  }
+  if (databaseUrl) await dropSchemaLater(databaseUrl, schema);
 });
 
 async function freePort(): Promise<number> {

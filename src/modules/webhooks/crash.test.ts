@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
+import { dropSchemaLater } from '../../../test/support/schemas.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, it } from 'node:test';
-import pg from 'pg';
 import { migrateToLatest, openDatabase } from '../../platform/db/database.ts';
 import { newId } from '../../platform/ids.ts';
 import { startReceiver } from './test-receiver.ts';
@@ -27,12 +27,7 @@ const children: ChildProcess[] = [];
 after(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   fs.rmSync(work, { recursive: true, force: true });
-  if (databaseUrl) {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await client.end();
-  }
+  if (databaseUrl) await dropSchemaLater(databaseUrl, schema);
 });
 
 async function prepareDatabase(): Promise<Record<string, string>> {

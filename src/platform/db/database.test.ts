@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { dropSchemaLater } from '../../../test/support/schemas.ts';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import pg from 'pg';
@@ -34,8 +35,9 @@ describe('migrations on a shared PostgreSQL database', { skip: !usingPostgres() 
       );
       assert.deepEqual(tables.rows.map((r) => r.table_name).sort(), ['kysely_migration', 'users']);
     } finally {
-      await admin.query(`DROP SCHEMA IF EXISTS ${other} CASCADE; DROP SCHEMA IF EXISTS ${target} CASCADE`);
       await admin.end();
+      await dropSchemaLater(url, other);
+      await dropSchemaLater(url, target);
     }
   });
 });
