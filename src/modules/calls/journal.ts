@@ -124,6 +124,10 @@ export function createCallJournal(deps: JournalDeps) {
     return events.emit(tx, { workspaceId: call.workspace_id, type, data, callId: call.id, agentId: call.agent_id, agent });
   }
 
+  function emitAlone(call: CallRef, agent: AgentDestination | null, type: string, data: Record<string, unknown>) {
+    return events.emitAlone(db, { workspaceId: call.workspace_id, type, data, callId: call.id, agentId: call.agent_id, agent });
+  }
+
   /** Moves the call to `status` if the transition is legal (and the holder still owns it); false otherwise. */
   async function move(tx: Executor, call: CallRef, status: CallStatus, set: Record<string, unknown>, holder?: string | null, expiredBefore?: Date): Promise<boolean> {
     const now = clock.now();
@@ -194,14 +198,13 @@ export function createCallJournal(deps: JournalDeps) {
       });
     },
 
+    /** One transcript line as `call.transcript` (no row of the call changes: written only when someone listens). */
     async transcript(call: CallRef, agent: AgentDestination | null, entry: TranscriptEntry, turn: number) {
-      await db.transaction().execute((tx) =>
-        emit(tx, call, agent, 'call.transcript', { role: entry.role, text: entry.text, start_ms: entry.start_ms, end_ms: entry.end_ms, turn }),
-      );
+      await emitAlone(call, agent, 'call.transcript', { role: entry.role, text: entry.text, start_ms: entry.start_ms, end_ms: entry.end_ms, turn });
     },
 
     async transfer(call: CallRef, agent: AgentDestination | null, to: string, reason: string) {
-      await db.transaction().execute((tx) => emit(tx, call, agent, 'call.transfer', { to, reason }));
+      await emitAlone(call, agent, 'call.transfer', { to, reason });
     },
 
     async error(call: CallRef, agent: AgentDestination | null, code: string, message: string) {

@@ -201,6 +201,21 @@ describe('webhook delivery', async () => {
     assert.deepEqual(Object.keys(test), ['event', 'timestamp', 'data', 'id']);
   });
 
+  it('emitAlone writes nothing for an event nobody receives, and the event with its deliveries for one that someone does', async () => {
+    const owner = await signUp(t);
+    const hook = await receiver();
+    const unheard = await t.platform.events.emitAlone(t.platform.db, { workspaceId: owner.workspaceId, type: 'call.transcript', agent: agentDestination(hook.url, ['call.ended']), data: { text: 'hi' } });
+    assert.deepEqual(unheard.deliveryIds, []);
+    const stored = await t.platform.db.selectFrom('webhook_events').select('id').where('workspace_id', '=', owner.workspaceId).execute();
+    assert.equal(stored.length, 0);
+    const agent = agentDestination(hook.url, ['call.transcript']);
+    const heard = await t.platform.events.emitAlone(t.platform.db, { workspaceId: owner.workspaceId, type: 'call.transcript', agent, callId: 'call_x', data: { text: 'hello' } });
+    assert.equal(heard.deliveryIds.length, 1);
+    assert.equal((await deliveryRow(t, heard.deliveryIds[0])).event_id, heard.eventId);
+    await drain(worker);
+    assert.equal(JSON.parse(hook.received[0].body).data.text, 'hello');
+  });
+
   it('retries a 500-500-200 receiver: three requests with one event id, then succeeded', async () => {
     const owner = await signUp(t);
     const hook = await receiver((_r, i) => (i < 2 ? { status: 500, body: 'oops' } : 200));

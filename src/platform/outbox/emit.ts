@@ -1,4 +1,4 @@
-import type { Executor } from '../db/schema.ts';
+import type { Database, Executor } from '../db/schema.ts';
 
 // The one way a module emits an event: `platform.events.emit(tx, {...})` inside the transaction
 // of the change that caused it. The events engine (src/modules/webhooks) writes the immutable
@@ -40,4 +40,6 @@ export interface EmittedEvent {
 
 export interface EventEmitter {
   emit(tx: Executor, input: EmitInput): Promise<EmittedEvent>;
+  /** An event caused by no row change of its own; a transaction is opened only when someone receives it. */
+  emitAlone(db: Database, input: EmitInput): Promise<EmittedEvent>;
 }

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
-import type { Executor } from '../db/schema.ts';
+import type { Database, Executor } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 import { buildEnvelope, eventTypeInfo } from './catalog.ts';
 import { attemptOffsets } from './retry-policy.ts';
-import type { EmitInput, EmittedEvent, EventEmitter } from './emit.ts';
+import type { AgentDestination, EmitInput, EmittedEvent, EventEmitter } from './emit.ts';
 
 // The events engine's write side (transactional outbox): `emit(tx, input)` writes the immutable
 // event and one delivery per subscribed destination with the caller's transaction, and wakes
@@ -51,25 +51,53 @@ export function createEventEmitter(deps: EmitterDeps) {
     wake.nudge();
   }
 
-  async function emit(tx: Executor, input: EmitInput): Promise<EmittedEvent> {
+  interface Destinations {
+    agent: AgentDestination | null;
+    tenant: { url: string; events: string[] } | null;
+  }
+
+  /** Who receives the event: the agent's webhook (known to the caller) and the tenant webhook (read). */
+  async function destinationsOf(executor: Executor, input: EmitInput): Promise<Destinations | null> {
     const info = eventTypeInfo(input.type);
     if (!info) throw new Error(`unknown event type ${input.type}`);
-    const eventId = newId('evt');
-    const now = deps.clock.now();
     const isTest = input.type === 'webhook.test';
-
     const agent = input.agent;
     const toAgent = Boolean(
       !input.tenantOnly && agent && info.agent && agent.url && (isTest || agent.events.length === 0 || agent.events.includes(input.type)),
     );
-    let tenant: { url: string; events: string[] } | undefined;
+    let tenant: { url: string; events: string[] } | null = null;
     if (!input.agentOnly) {
-      const endpoint = await tx.selectFrom('webhook_endpoints').select(['url', 'events']).where('workspace_id', '=', input.workspaceId).executeTakeFirst();
+      const endpoint = await executor.selectFrom('webhook_endpoints').select(['url', 'events']).where('workspace_id', '=', input.workspaceId).executeTakeFirst();
       if (endpoint && (isTest || endpoint.events.includes(input.type))) tenant = endpoint;
     }
-    if (!toAgent && !tenant) return { eventId, deliveryIds: [] };
+    if (!toAgent && !tenant) return null;
+    return { agent: toAgent && agent ? agent : null, tenant };
+  }
 
-    const agentId = input.agentId ?? agent?.agentId ?? null;
+  async function emit(tx: Executor, input: EmitInput): Promise<EmittedEvent> {
+    const destinations = await destinationsOf(tx, input);
+    if (!destinations) return { eventId: newId('evt'), deliveryIds: [] };
+    return write(tx, input, destinations);
+  }
+
+  /**
+   * An event that changes no row of its own (a transcript line): the destinations are read first,
+   * and only an event that someone receives opens a transaction (on PGlite every statement runs on
+   * the event loop, and a live call emits one of these per turn).
+   */
+  async function emitAlone(db: Database, input: EmitInput): Promise<EmittedEvent> {
+    const destinations = await destinationsOf(db, input);
+    if (!destinations) return { eventId: newId('evt'), deliveryIds: [] };
+    return db.transaction().execute((tx) => write(tx, input, destinations));
+  }
+
+  async function write(tx: Executor, input: EmitInput, destinations: Destinations): Promise<EmittedEvent> {
+    const info = eventTypeInfo(input.type);
+    if (!info) throw new Error(`unknown event type ${input.type}`);
+    const eventId = newId('evt');
+    const now = deps.clock.now();
+    const { agent, tenant } = destinations;
+    const agentId = input.agentId ?? input.agent?.agentId ?? null;
     const callId = input.callId ?? null;
     const payload = JSON.stringify(buildEnvelope(info.listing, { id: eventId, type: input.type, timestamp: now.toISOString(), data: input.data, callId, agentId }));
     await tx
@@ -89,7 +117,7 @@ export function createEventEmitter(deps: EmitterDeps) {
       updated_at: now,
     };
     const rows = [];
-    if (toAgent && agent) {
+    if (agent) {
       rows.push({
         ...common,
         id: newId('dlv'),
@@ -124,6 +152,7 @@ export function createEventEmitter(deps: EmitterDeps) {
 
   return {
     emit,
+    emitAlone,
     announce,
     /** Workers of this process subscribe here to be woken after an emit, retry or replay. */
     wake,
