@@ -12,7 +12,6 @@
 // /tmp/before`, node_modules symlinked): its server is measured first, as "before".
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,6 +19,7 @@ import { Agent, request } from 'undici';
 import { makeDocx, makePdf } from '../src/modules/knowledge-base/fixtures/documents.ts';
 import { multipart } from '../src/modules/knowledge-base/test-helpers.ts';
 import { prng } from './prng.ts';
+import { freePort } from '../test/support/ports.ts';
 
 type Kind = 'preview' | 'query' | 'source';
 
@@ -41,7 +41,6 @@ const VOCABULARY = (
   'document guide upload passage answer question policy privacy consent storage audio volume noise network jitter region'
 ).split(' ');
 
-
 function paragraphs(chars: number, seed: number): string[] {
   const random = prng(seed);
   const word = () => VOCABULARY[Math.floor(random() * VOCABULARY.length)] + (random() < 0.15 ? String(Math.floor(random() * 500)) : '');
@@ -61,14 +60,6 @@ function percentiles(samples: number[]) {
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
   const round = (v: number) => Math.round(v * 10) / 10;
   return { samples: sorted.length, p50_ms: round(at(50)), p95_ms: round(at(95)), p99_ms: round(at(99)), max_ms: round(sorted.at(-1) ?? 0) };
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 interface Server {

@@ -13,7 +13,6 @@
 //   node --import tsx bench/voice.bench.ts        (BENCH_LEVELS=1,50, BENCH_TURNS=3)
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
@@ -27,6 +26,7 @@ import { createLogger } from '../src/platform/logging.ts';
 import { createOpenAiStt } from '../src/providers/stt/openai.ts';
 import { createOpenAiTts } from '../src/providers/tts/openai.ts';
 import type { FarEndRequest, FarEndSettings } from './support/voice-far-end.ts';
+import { freePort } from '../test/support/ports.ts';
 
 const LEVELS = (process.env.BENCH_LEVELS ?? '1,50').split(',').map(Number);
 const TURNS = Number(process.env.BENCH_TURNS ?? 3);
@@ -43,14 +43,6 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
 };
 const median = (values: number[]) => percentile(values, 50) as number;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface FarEnd {
   urls: { twilio: string; stt: string; llm: string; tts: string };

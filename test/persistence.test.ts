@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, it } from 'node:test';
 import { usingPostgres } from './support/database.ts';
 import { logFileName } from './support/log-scan.ts';
+import { freePort } from './support/ports.ts';
 
 // The real process, as `npm start` runs it: data written before a stop is there after a start.
 // On PGlite that is the DATA_DIR on disk; with TEST_DATABASE_URL it is the PostgreSQL database.
@@ -14,14 +14,6 @@ import { logFileName } from './support/log-scan.ts';
 const root = path.resolve(import.meta.dirname, '..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-persist-'));
 after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function start(port: number): Promise<ChildProcess> {
   // The server's log lines join the suite's, scanned for secrets after the suite (test/log-secrets.check.ts).

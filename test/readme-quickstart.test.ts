@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, it } from 'node:test';
 import { promisify } from 'node:util';
 import { MPEGDecoder } from 'mpg123-decoder';
+import { freePort } from './support/ports.ts';
 
 // The README's quickstart, run as a newcomer would: `npm start` on a fresh data directory, then
 // the curl block of the README, unchanged but for the port. It places a sandbox call and fetches
@@ -19,14 +19,6 @@ after(() => {
   server?.kill('SIGKILL');
   fs.rmSync(work, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 it('the README quickstart places a sandbox call and fetches its transcript and recording', { timeout: 120_000 }, async () => {
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');

@@ -3,11 +3,11 @@ import { dropSchemaLater } from '../../../test/support/schemas.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, it } from 'node:test';
 import pg from 'pg';
+import { freePort } from '../../../test/support/ports.ts';
 
 // Live calls survive the death of their process as terminal rows: a server running three live
 // sandbox calls is killed with SIGKILL; a second server on the same data ends each of them, once
@@ -25,14 +25,6 @@ after(async () => {
   fs.rmSync(work, { recursive: true, force: true });
   if (databaseUrl) await dropSchemaLater(databaseUrl, schema);
 });
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function environment(): Promise<Record<string, string>> {
   const env: Record<string, string> = {

@@ -175,16 +175,28 @@ export function createCallRunner(deps: RunnerDeps) {
     }
   }
 
+  /** The runs of this process's calls, until each has ended (its final transaction committed). */
+  const runs = new Map<string, Promise<void>>();
+  function tracked(callId: string, running: Promise<void>): Promise<void> {
+    runs.set(callId, running);
+    return running.finally(() => runs.delete(callId));
+  }
+
   return {
     /** Runs a claimed outbound call (status ringing, leased by this holder) to its end. */
     runOutbound(row: CallRow): Promise<void> {
-      return run(row, (signal) =>
-        providers.telephony.dial({ callId: row.id, from: row.from_number ?? '', to: row.to_number ?? '', simulation: row.simulation as never, signal }),
+      return tracked(
+        row.id,
+        run(row, (signal) => providers.telephony.dial({ callId: row.id, from: row.from_number ?? '', to: row.to_number ?? '', simulation: row.simulation as never, signal })),
       );
     },
     /** Runs an inbound call whose media is already connected. */
     runInbound(row: CallRow, media: CallMedia): Promise<void> {
-      return run(row, async () => ({ kind: 'answered', media }));
+      return tracked(row.id, run(row, async () => ({ kind: 'answered', media })));
+    },
+    /** Resolves when a call this process runs has ended; undefined when it does not run here. */
+    ended(callId: string): Promise<void> | undefined {
+      return runs.get(callId);
     },
     /** Hangs up a call this process runs; false when it runs elsewhere (or not at all). */
     hangup(callId: string): boolean {

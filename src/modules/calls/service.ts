@@ -13,6 +13,7 @@ import { isDoNotCall } from '../dnc/repo.ts';
 import { findAssignedNumber } from '../phone-numbers/repo.ts';
 import type { CallRow } from './dialer-sql.ts';
 import type { CallJournal } from './journal.ts';
+import { requireCallAgent, requireFunds } from './preconditions.ts';
 import type { CallRunner } from './runner.ts';
 import type { InboundCallBody, OutboundCallBody } from './schemas-control.ts';
 
@@ -49,23 +50,12 @@ export function createCallsService(deps: CallsServiceDeps) {
     return row;
   }
 
-  async function requireAgent(workspaceId: string, agentId: string) {
-    const agent = await loadCallAgent(db, workspaceId, agentId);
-    if (!agent) throw invalidField('agent_id', 'no such agent in this workspace');
-    return agent;
-  }
-
-  async function requireFunds(workspaceId: string) {
-    const wallet = await db.selectFrom('wallets').select('balance_micros').where('workspace_id', '=', workspaceId).executeTakeFirst();
-    if (Number(wallet?.balance_micros ?? 0) <= 0) throw new AppError('insufficient_balance', 'The wallet balance is zero or below: top up to place calls.');
-  }
-
   return {
     callOf,
 
     async placeOutbound(workspaceId: string, body: OutboundCallBody): Promise<CallRow> {
       const to = phone(body.to, 'to');
-      await requireAgent(workspaceId, body.agent_id);
+      await requireCallAgent(db, workspaceId, body.agent_id);
       let from = body.from ? phone(body.from, 'from') : null;
       if (from && deps.telephonyProvider !== 'sandbox') {
         const owned = await findAssignedNumber(db, from);
@@ -76,7 +66,7 @@ export function createCallsService(deps: CallsServiceDeps) {
         from = SANDBOX_CALLER_ID;
       }
       if (await isDoNotCall(db, workspaceId, to)) throw new AppError('do_not_call', `${to} is on the workspace's do-not-call list.`);
-      await requireFunds(workspaceId);
+      await requireFunds(db, workspaceId);
       const row = await db.transaction().execute((tx) =>
         journal.queue(tx, {
           id: newId('call'),

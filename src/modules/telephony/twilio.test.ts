@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, describe, it } from 'node:test';
 import twilio from 'twilio';
 import WebSocket from 'ws';
@@ -13,6 +12,7 @@ import type { FakeCall } from '../../providers/telephony/twilio-fake/types.ts';
 import { createTtsRegistry } from '../../providers/tts/index.ts';
 import { createRuntimeSpeech } from '../../providers/tts/runtime-speech.ts';
 import { as, createCallAgent, placeCall, waitForEnd } from '../calls/test-helpers.ts';
+import { freePort } from '../../../test/support/ports.ts';
 
 // Real phone calls end to end against a local fake Twilio written from Twilio's documentation:
 // REST (calls, numbers) reached through the real `twilio` SDK, signed webhooks sent through a
@@ -26,14 +26,6 @@ const AUTH_TOKEN = 'twilio-test-auth-token-0123456789';
 const PUBLIC_BASE_URL = 'https://voice.example.test';
 const SPEED = 4;
 const OWNED_NUMBER = '+14155550999';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const port = await freePort();
 const fake = await startFakeTwilio({

@@ -79,8 +79,17 @@ export function voiceRoutes(platform: Platform, service: VoiceService): FastifyP
   const { db } = platform;
   const realtime = platform.providers.realtime;
 
-  async function present(row: VoiceSessionRow) {
-    const call = await db.selectFrom('calls').select(['duration_ms', 'cost_micros']).where('id', '=', row.call_id).executeTakeFirst();
+  type CallFigures = { duration_ms: number | null; cost_micros: number | string | null };
+
+  /** The connected time and cost of each session's call, read in one query for a page of sessions. */
+  async function callFigures(rows: VoiceSessionRow[]): Promise<Map<string, CallFigures>> {
+    if (rows.length === 0) return new Map();
+    const calls = await db.selectFrom('calls').select(['id', 'duration_ms', 'cost_micros']).where('id', 'in', rows.map((r) => r.call_id)).execute();
+    return new Map(calls.map((c) => [c.id, c]));
+  }
+
+  async function present(row: VoiceSessionRow, figures?: Map<string, CallFigures>) {
+    const call = (figures ?? (await callFigures([row]))).get(row.call_id);
     return {
       id: row.id,
       room_name: row.room_name,
@@ -131,7 +140,8 @@ export function voiceRoutes(platform: Platform, service: VoiceService): FastifyP
         if (page.after) query = query.where('id', '<', page.after);
         const rows = await query.orderBy('id', 'desc').limit(page.limit + 1).execute();
         const listed = toPage(rows, page, (r) => r.id, (r) => r);
-        return { ...listed, data: await Promise.all(listed.data.map(present)) };
+        const figures = await callFigures(listed.data);
+        return { ...listed, data: await Promise.all(listed.data.map((row) => present(row, figures))) };
       },
     );
 

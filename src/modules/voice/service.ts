@@ -1,14 +1,14 @@
 import type { Selectable } from 'kysely';
 import type { WebSocket } from 'ws';
-import { AppError, invalidField, invalidState, notFound } from '../../platform/errors.ts';
+import { invalidState, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { microsToUsd } from '../../platform/money.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { randomToken, sha256Hex } from '../../platform/secrets.ts';
 import type { SpeechToText } from '../../runtime/ports.ts';
-import { loadCallAgent } from '../agents/call-agent.ts';
 import type { FinishedCall } from '../calls/journal.ts';
 import type { CallsModule } from '../calls/module.ts';
+import { requireCallAgent, requireFunds } from '../calls/preconditions.ts';
 import { createMediaSocketStream, protocolReason } from './media-socket.ts';
 import type { RealtimeMediaProvider } from './realtime-port.ts';
 import type { SessionEndReason, VoiceSessionsTable } from './tables.ts';
@@ -23,6 +23,9 @@ export type VoiceSessionRow = Selectable<VoiceSessionsTable>;
 
 /** Recognises nothing: audio without STT_BASE_URL is heard by the VAD but never understood (typed text still works). */
 const deafStt: SpeechToText = { transcribe: async () => '' };
+
+/** How long POST /end waits for a live call run here to be written as ended. */
+const END_WAIT_MS = 5000;
 
 export interface VoiceDeps {
   platform: Platform;
@@ -73,10 +76,8 @@ export function createVoiceService(deps: VoiceDeps) {
   });
 
   async function create(workspaceId: string, body: { agent_id: string; external_user_id?: string; metadata?: Record<string, unknown> }) {
-    const agent = await loadCallAgent(db, workspaceId, body.agent_id);
-    if (!agent) throw invalidField('agent_id', 'no such agent in this workspace');
-    const wallet = await db.selectFrom('wallets').select('balance_micros').where('workspace_id', '=', workspaceId).executeTakeFirst();
-    if (Number(wallet?.balance_micros ?? 0) <= 0) throw new AppError('insufficient_balance', 'The wallet balance is zero or below: top up to start voice sessions.');
+    const agent = await requireCallAgent(db, workspaceId, body.agent_id);
+    await requireFunds(db, workspaceId, 'start voice sessions');
     const id = newId('vs');
     const externalUserId = body.external_user_id ?? `anonymous-${id.slice(-8)}`;
     const now = clock.now();
@@ -190,8 +191,10 @@ export function createVoiceService(deps: VoiceDeps) {
       await calls.journal.finish(call, null, { status: 'canceled', endReason: 'api_hangup', durationMs: 0 });
     } else {
       await calls.service.hangup(workspaceId, call.id);
-      // The session ends when its call does (the runner finishes it, with the recording): wait briefly.
-      for (let i = 0; i < 100 && (await sessionOf(workspaceId, id)).status === 'active'; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      // The session ends when its call does (the runner finishes it, with the recording). Run here:
+      // answered once that is written (at most a few seconds); run elsewhere: answered as it is now.
+      const ended = calls.runner.ended(call.id);
+      if (ended) await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, END_WAIT_MS).unref())]);
     }
     return sessionOf(workspaceId, id);
   }
