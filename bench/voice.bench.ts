@@ -3,7 +3,7 @@
 // signed webhooks), heard by the OpenAI-compatible STT adapter, answered by the OpenAI-compatible
 // LLM adapter and spoken by the streamed OpenAI-compatible TTS adapter, each against a local fake
 // at a realistic pace: STT 80 ms, LLM first token 200 ms then 40 tokens/s, TTS first audio 150 ms.
-// The far end (fakes and callers) runs in a worker thread of its own (bench/support/voice-far-end.ts):
+// The far end runs in two worker threads of its own (bench/support/voice-far-end.ts: callers, models):
 // in a deployment they are other machines, and their work must not share the platform's event loop.
 // Measured per agent turn, by the call session: from the moment the VAD ends the caller's turn to
 // the first agent frame written to the Twilio socket (`latency_ms`), p50/p95 at 1 and 50
@@ -46,11 +46,30 @@ const median = (values: number[]) => percentile(values, 50) as number;
 
 interface FarEnd {
   urls: { twilio: string; stt: string; llm: string; tts: string };
-  run(request: FarEndRequest): Promise<{ failures?: string[]; loopP99Ms?: number; loopMaxMs?: number }>;
+  run(request: FarEndRequest): Promise<{ failures?: string[]; loopP99Ms?: number; loopMaxMs?: number; modelsLoopP99Ms?: number; modelsLoopMaxMs?: number }>;
+}
+
+/** A far-end thread (bench/support/voice-far-end.ts) in the given role, once it is ready. */
+async function startFarEndThread(settings: FarEndSettings) {
+  const entry = new URL('./support/voice-far-end.ts', import.meta.url).href;
+  const worker = new Worker(new URL('./support/ts-worker.mjs', import.meta.url), { workerData: { ...settings, entry } });
+  const next = () =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+  const ready = await next();
+  const ask = async (request: Record<string, unknown>) => {
+    const answer = next();
+    worker.postMessage(request);
+    return answer;
+  };
+  return { ready, ask, stop: () => worker.terminate() };
 }
 
 async function startFarEnd(port: number): Promise<FarEnd> {
   const settings: FarEndSettings = {
+    role: 'models',
     port,
     accountSid: ACCOUNT_SID,
     authToken: AUTH_TOKEN,
@@ -59,21 +78,21 @@ async function startFarEnd(port: number): Promise<FarEnd> {
     question: QUESTION,
     replies: LEVELS.reduce((sum, n) => sum + n, 0) * (TURNS + 2) + 50,
   };
-  const entry = new URL('./support/voice-far-end.ts', import.meta.url).href;
-  const worker = new Worker(new URL('./support/ts-worker.mjs', import.meta.url), { workerData: { ...settings, entry } });
-  const next = () => new Promise<Record<string, unknown>>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
-  const ready = (await next()) as { twilio: string; stt: string; llm: string; tts: string };
+  const models = await startFarEndThread(settings);
+  const callers = await startFarEndThread({ ...settings, role: 'callers' });
+  const urls = { twilio: String(callers.ready.twilio), stt: String(models.ready.stt), llm: String(models.ready.llm), tts: String(models.ready.tts) };
   return {
-    urls: { twilio: ready.twilio, stt: ready.stt, llm: ready.llm, tts: ready.tts },
+    urls,
     async run(request) {
-      const answer = next();
-      worker.postMessage(request);
-      const result = await answer;
-      if (request.type === 'close') await worker.terminate();
-      return result as { failures?: string[]; loopP99Ms?: number; loopMaxMs?: number };
+      if (request.type === 'close') {
+        await Promise.all([models.ask(request), callers.ask(request)]);
+        await Promise.all([models.stop(), callers.stop()]);
+        return {};
+      }
+      await models.ask({ type: 'loop' });
+      const result = (await callers.ask(request)) as { failures?: string[]; loopP99Ms?: number; loopMaxMs?: number };
+      const modelsLoop = (await models.ask({ type: 'loop' })) as { loopP99Ms: number; loopMaxMs: number };
+      return { ...result, modelsLoopP99Ms: modelsLoop.loopP99Ms, modelsLoopMaxMs: modelsLoop.loopMaxMs };
     },
   };
 }
@@ -169,7 +188,7 @@ async function main() {
     }
     const cpuStart = process.cpuUsage();
     const started = performance.now();
-    const { failures = [], loopP99Ms, loopMaxMs } = await farEnd.run({ type: 'level', calls: concurrent, turns: TURNS, to: number });
+    const { failures = [], loopP99Ms, loopMaxMs, modelsLoopP99Ms, modelsLoopMaxMs } = await farEnd.run({ type: 'level', calls: concurrent, turns: TURNS, to: number });
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuStart);
     loop.disable();
@@ -212,8 +231,10 @@ async function main() {
       event_loop_delay_max_ms: Math.round(loop.max / 1e5) / 10,
       gc_pause_max_ms: Math.round(Math.max(0, ...gcPauses) * 10) / 10,
       gc_pause_total_ms: Math.round(gcPauses.reduce((a, b) => a + b, 0)),
-      far_end_loop_delay_p99_ms: loopP99Ms,
-      far_end_loop_delay_max_ms: loopMaxMs,
+      callers_loop_delay_p99_ms: loopP99Ms,
+      callers_loop_delay_max_ms: loopMaxMs,
+      models_loop_delay_p99_ms: modelsLoopP99Ms,
+      models_loop_delay_max_ms: modelsLoopMaxMs,
       process_cpu_percent: Math.round(((cpu.user + cpu.system) / 1e6 / seconds) * 100),
       meets_goal: (p95 ?? Number.POSITIVE_INFINITY) <= baseline.floor_ms + GOAL_OVERHEAD_MS,
     };

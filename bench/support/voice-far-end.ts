@@ -1,9 +1,9 @@
-// The far end of the voice benchmark, in a worker thread of its own (as Twilio, the caller and the
+// The far end of the voice benchmark, in worker threads of its own (as Twilio, the caller and the
 // speech and model providers are other machines in a real deployment, their work must not share
-// the platform's event loop): a fake Twilio with the callers, and the STT, LLM and TTS fakes at a
-// realistic pace. Driven by messages from bench/voice.bench.ts.
+// the platform's event loop): one thread for a fake Twilio with the callers, one for the STT, LLM
+// and TTS fakes at a realistic pace. Driven by messages from bench/voice.bench.ts.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { startFakeOpenAi } from '../../src/providers/llm/fake-openai-server.ts';
 import { startFakeSttServer } from '../../src/providers/stt/fake-server.ts';
 import { startFakeTwilio } from '../../src/providers/telephony/twilio-fake/index.ts';
@@ -13,6 +13,8 @@ import { startFakeSpeechServer } from '../../src/providers/tts/fake-server.ts';
 import { createRuntimeSpeech } from '../../src/providers/tts/runtime-speech.ts';
 
 export interface FarEndSettings {
+  /** `models`: the STT, LLM and TTS fakes; `callers`: the fake Twilio and its callers. */
+  role: 'models' | 'callers';
   port: number;
   accountSid: string;
   authToken: string;
@@ -28,59 +30,80 @@ const settings = workerData as FarEndSettings;
 const port = parentPort;
 if (!port) throw new Error('voice-far-end runs as a worker thread');
 
-// Each reply's first sentence is new (the runtime caches repeated lines; a real model rarely repeats).
-let replies = 0;
-const nextReply = () =>
-  `We open at nine tomorrow, guest ${String(replies++).padStart(4, '0')}. Our kitchen serves until ten in the evening, and you can book a table online or by phone.`;
+// The models and the callers each have a thread: in a deployment they are other machines, and
+// 50 callers' media must not delay the model fakes' timers (nor the reverse).
+if (settings.role === 'models') await serveModels(port);
+else await serveCallers(port);
 
-const twilio = await startFakeTwilio({
-  accountSid: settings.accountSid,
-  authToken: settings.authToken,
-  proxy: { publicBaseUrl: settings.publicBaseUrl, localBaseUrl: `http://127.0.0.1:${settings.port}` },
-});
-const stt = await startFakeSttServer({ delayMs: settings.pace.sttMs });
-const llm = await startFakeOpenAi({ pace: { firstTokenMs: settings.pace.llmFirstTokenMs, tokensPerSecond: settings.pace.tokensPerSecond } });
-// Speech streamed in pieces faster than it plays, the first after the model's time to first audio.
-const tts = await startFakeSpeechServer({ stream: { chunks: 12, delayMs: 40, firstDelayMs: settings.pace.ttsFirstAudioMs } });
-for (let i = 0; i < settings.replies; i++) llm.reply(() => ({ content: nextReply() }));
-stt.say(...Array.from({ length: settings.replies }, () => settings.question));
-
-const chunks: Int16Array[] = [];
-for await (const chunk of createRuntimeSpeech(createTtsRegistry()).synthesize(settings.question, 'builtin-ben')) chunks.push(chunk);
-const question = Int16Array.from(chunks.flatMap((c) => Array.from(c)));
-
-async function converse(call: FakeCall, turns: number) {
-  await call.streamStarted;
-  await call.waitForAgentAudio(30_000);
-  await call.waitForAgentQuiet(400, 60_000);
-  for (let turn = 0; turn < turns; turn++) {
-    await call.say(question);
-    await call.silence(700);
-    await call.waitForAgentAudio(30_000);
-    await call.waitForAgentQuiet(400, 60_000);
-  }
-  await call.hangUp();
+async function serveModels(port: MessagePort) {
+  // Each reply's first sentence is new (the runtime caches repeated lines; a real model rarely repeats).
+  let replies = 0;
+  const nextReply = () =>
+    `We open at nine tomorrow, guest ${String(replies++).padStart(4, '0')}. Our kitchen serves until ten in the evening, and you can book a table online or by phone.`;
+  const stt = await startFakeSttServer({ delayMs: settings.pace.sttMs });
+  const llm = await startFakeOpenAi({ pace: { firstTokenMs: settings.pace.llmFirstTokenMs, tokensPerSecond: settings.pace.tokensPerSecond } });
+  // Speech streamed in pieces faster than it plays, the first after the model's time to first audio.
+  const tts = await startFakeSpeechServer({ stream: { chunks: 12, delayMs: 40, firstDelayMs: settings.pace.ttsFirstAudioMs } });
+  for (let i = 0; i < settings.replies; i++) llm.reply(() => ({ content: nextReply() }));
+  stt.say(...Array.from({ length: settings.replies }, () => settings.question));
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  port.on('message', async (request: FarEndRequest | { type: 'loop' }) => {
+    if (request.type === 'close') {
+      await Promise.all([stt.close(), llm.close(), tts.close()]);
+      port.postMessage({ type: 'closed' });
+    } else if (request.type === 'loop') {
+      // The models' own event-loop delay since the last question: their lateness is not the platform's.
+      port.postMessage({ type: 'loop', loopP99Ms: Math.round(loop.percentile(99) / 1e5) / 10, loopMaxMs: Math.round(loop.max / 1e5) / 10 });
+      loop.reset();
+    }
+  });
+  loop.enable();
+  port.postMessage({ type: 'ready', stt: stt.baseUrl, llm: llm.url, tts: tts.baseUrl });
 }
 
-port.on('message', async (request: FarEndRequest) => {
-  if (request.type === 'close') {
-    await Promise.all([twilio.close(), stt.close(), llm.close(), tts.close()]);
-    port.postMessage({ type: 'closed' });
-    return;
-  }
-  // The far end's own event-loop delay: its lateness is not the platform's.
-  const loop = monitorEventLoopDelay({ resolution: 10 });
-  loop.enable();
-  const calls: FakeCall[] = [];
-  for (let i = 0; i < request.calls; i++) {
-    calls.push(await twilio.placeInboundCall({ from: `+1415555${String(1000 + i).padStart(4, '0')}`, to: request.to }));
-    // Calls arrive one after another, not in the same millisecond.
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const results = await Promise.allSettled(calls.map((call) => converse(call, request.turns)));
-  const failures = results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
-  loop.disable();
-  port.postMessage({ type: 'level-done', failures, loopP99Ms: Math.round(loop.percentile(99) / 1e5) / 10, loopMaxMs: Math.round(loop.max / 1e5) / 10 });
-});
+async function serveCallers(port: MessagePort) {
+  const twilio = await startFakeTwilio({
+    accountSid: settings.accountSid,
+    authToken: settings.authToken,
+    proxy: { publicBaseUrl: settings.publicBaseUrl, localBaseUrl: `http://127.0.0.1:${settings.port}` },
+  });
+  const chunks: Int16Array[] = [];
+  for await (const chunk of createRuntimeSpeech(createTtsRegistry()).synthesize(settings.question, 'builtin-ben')) chunks.push(chunk);
+  const question = Int16Array.from(chunks.flatMap((c) => Array.from(c)));
 
-port.postMessage({ type: 'ready', twilio: twilio.baseUrl, stt: stt.baseUrl, llm: llm.url, tts: tts.baseUrl, questionSamples: question.length });
+  async function converse(call: FakeCall, turns: number) {
+    await call.streamStarted;
+    await call.waitForAgentAudio(30_000);
+    await call.waitForAgentQuiet(400, 60_000);
+    for (let turn = 0; turn < turns; turn++) {
+      await call.say(question);
+      await call.silence(700);
+      await call.waitForAgentAudio(30_000);
+      await call.waitForAgentQuiet(400, 60_000);
+    }
+    await call.hangUp();
+  }
+
+  port.on('message', async (request: FarEndRequest) => {
+    if (request.type === 'close') {
+      await twilio.close();
+      port.postMessage({ type: 'closed' });
+      return;
+    }
+    // The callers' own event-loop delay: its lateness is not the platform's.
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+    const calls: FakeCall[] = [];
+    for (let i = 0; i < request.calls; i++) {
+      calls.push(await twilio.placeInboundCall({ from: `+1415555${String(1000 + i).padStart(4, '0')}`, to: request.to }));
+      // Calls arrive one after another, not in the same millisecond.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const results = await Promise.allSettled(calls.map((call) => converse(call, request.turns)));
+    const failures = results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
+    loop.disable();
+    port.postMessage({ type: 'level-done', failures, loopP99Ms: Math.round(loop.percentile(99) / 1e5) / 10, loopMaxMs: Math.round(loop.max / 1e5) / 10 });
+  });
+
+  port.postMessage({ type: 'ready', twilio: twilio.baseUrl, questionSamples: question.length });
+}
