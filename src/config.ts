@@ -171,7 +171,7 @@ export function loadConfig(env: Env = process.env) {
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       agentSchedule: schedule(env, 'WEBHOOK_RETRY_SCHEDULE', '0,1m,5m,30m,2h,6h,24h'),
       tenantSchedule: schedule(env, 'TENANT_WEBHOOK_RETRY_SCHEDULE', '0,1m,5m'),
-      concurrency: int(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
+      concurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 256),
     },
     allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
     sandboxSpeed: decimal(env, 'SANDBOX_SPEED', 20, 0.1, 10_000),

@@ -100,8 +100,6 @@ export async function claimDeliveries(
 }
 
 export interface AttemptRecord {
-  holder: string;
-  now: Date;
   row: Pick<ClaimedDelivery, 'id' | 'attempt_count' | 'next_trigger'>;
   /** The delivery's state after this attempt. */
   plan: Plan;
@@ -115,32 +113,78 @@ export interface AttemptRecord {
 }
 
 /**
- * Applies an attempt's result while this holder still owns this attempt's lease: the fenced
- * update and the attempt row in one statement, so the result is applied whole or not at all (a
- * lost lease writes nothing). Answers whether it was applied.
+ * Applies attempts' results while this holder still owns each attempt's lease: the fenced updates
+ * and their attempt rows in one statement, so each result is applied whole or not at all (a lost
+ * lease writes nothing). Answers the ids of the deliveries whose result was applied.
  */
-export async function recordAttempt(database: DatabaseHandle, input: AttemptRecord): Promise<boolean> {
-  const { row, now, holder } = input;
+export async function recordAttempts(database: DatabaseHandle, input: { holder: string; now: Date; records: AttemptRecord[] }): Promise<Set<string>> {
+  const { records, now, holder } = input;
+  if (records.length === 0) return new Set();
+  const column = <T>(pick: (record: AttemptRecord) => T) => records.map(pick);
   const applied = await workerStatement(database, (executor) =>
-    sql<{ id: string }>`
-        with updated as (
-          update webhook_deliveries set
-            status = ${input.plan.status},
-            next_attempt_at = ${input.plan.nextAttemptAt}::timestamptz,
+    sql<{ delivery_id: string }>`
+        with input as (
+          select * from unnest(
+            ${column((r) => r.row.id)}::text[], ${column((r) => r.row.attempt_count)}::integer[], ${column((r) => r.plan.status)}::text[],
+            ${column((r) => r.plan.nextAttemptAt?.toISOString() ?? null)}::timestamptz[], ${column((r) => r.statusCode)}::integer[],
+            ${column((r) => r.lastError)}::text[], ${column(() => newId('att'))}::text[], ${column((r) => r.row.next_trigger)}::text[],
+            ${column((r) => r.startedAt.toISOString())}::timestamptz[], ${column((r) => r.durationMs)}::integer[],
+            ${column((r) => r.excerpt)}::text[], ${column((r) => r.error)}::text[]
+          ) as v(id, attempt, status, next_at, status_code, last_error, attempt_id, trigger, started_at, duration_ms, excerpt, error)
+        ), updated as (
+          update webhook_deliveries d set
+            status = v.status,
+            next_attempt_at = v.next_at,
             next_trigger = 'scheduled',
             lease_holder = null,
             lease_expires_at = null,
-            last_status_code = ${input.statusCode}::integer,
-            last_error = ${input.lastError}::text,
+            last_status_code = v.status_code,
+            last_error = v.last_error,
             updated_at = ${now}::timestamptz
-          where id = ${row.id} and status = 'pending' and lease_holder = ${holder} and attempt_count = ${row.attempt_count}::integer
-          returning id, workspace_id
+          from input v
+          where d.id = v.id and d.status = 'pending' and d.lease_holder = ${holder} and d.attempt_count = v.attempt
+          returning d.id, d.workspace_id
         )
         insert into webhook_attempts (id, delivery_id, workspace_id, attempt, trigger, started_at, duration_ms, status_code, response_excerpt, error)
-        select ${newId('att')}::text, u.id, u.workspace_id, ${row.attempt_count}::integer, ${row.next_trigger}::text, ${input.startedAt}::timestamptz,
-          ${input.durationMs}::integer, ${input.statusCode}::integer, ${input.excerpt}::text, ${input.error}::text
-        from updated u
-        returning id`.execute(executor),
+        select v.attempt_id, u.id, u.workspace_id, v.attempt, v.trigger, v.started_at, v.duration_ms, v.status_code, v.excerpt, v.error
+        from updated u join input v on v.id = u.id
+        returning delivery_id`.execute(executor),
   );
-  return applied.rows.length === 1;
+  return new Set(applied.rows.map((r) => r.delivery_id));
+}
+
+/**
+ * Attempt results written in batches: while one batch is being written, the results that arrive
+ * queue for the next (one statement for many deliveries under load, none waiting when idle).
+ * Each caller learns whether its own result was applied.
+ */
+export function createAttemptRecorder(database: DatabaseHandle, options: { holder: string; now: () => Date; maxBatch?: number }) {
+  const maxBatch = options.maxBatch ?? 200;
+  let queued: Array<{ record: AttemptRecord; settle: (applied: boolean) => void; fail: (error: unknown) => void }> = [];
+  let writing = false;
+
+  async function writeQueued(): Promise<void> {
+    writing = true;
+    while (queued.length > 0) {
+      const batch = queued.slice(0, maxBatch);
+      queued = queued.slice(batch.length);
+      try {
+        const applied = await recordAttempts(database, { holder: options.holder, now: options.now(), records: batch.map((b) => b.record) });
+        for (const item of batch) item.settle(applied.has(item.record.row.id));
+      } catch (error) {
+        for (const item of batch) item.fail(error);
+      }
+    }
+    writing = false;
+  }
+
+  return {
+    /** Queues one result; resolves once it is written, with whether it was applied. */
+    record(record: AttemptRecord): Promise<boolean> {
+      return new Promise<boolean>((settle, fail) => {
+        queued.push({ record, settle, fail });
+        if (!writing) void writeQueued();
+      });
+    },
+  };
 }

@@ -8,7 +8,7 @@ import { type OutboundClient, UrlRefusedError } from '../../platform/outbound/ss
 import { DELIVERY_CHANNEL, type WakeSignal } from '../../platform/outbox/emitter.ts';
 import { attemptOffsets, judgeStatus, type Outcome, planNextAttempt } from '../../platform/outbox/retry-policy.ts';
 import { signedHeaders } from '../../platform/outbox/signing.ts';
-import { buryLostLastAttempts, type ClaimedDelivery, claimDeliveries, recordAttempt } from './delivery-sql.ts';
+import { buryLostLastAttempts, type ClaimedDelivery, claimDeliveries, createAttemptRecorder } from './delivery-sql.ts';
 import { PREVIOUS_SECRET_TTL_MS } from './service.ts';
 
 // The delivery worker: webhook deliveries as a job on the runner (src/platform/jobs/runner.ts).
@@ -18,7 +18,8 @@ import { PREVIOUS_SECRET_TTL_MS } from './service.ts';
 //  2. send: the HTTP POST happens outside any transaction (PGlite is one connection: a
 //     transaction held across HTTP would stall the whole process);
 //  3. record: a new short statement applies the result only while this holder still owns the
-//     lease for this attempt, and writes the attempt row.
+//     lease for this attempt, and writes the attempt row (results that arrive while one batch is
+//     being written share the next statement).
 // The sweep buries rows whose worker died in their last attempt. Woken by the in-process nudge
 // after an emit, by NOTIFY on PostgreSQL (DELIVERY_CHANNEL), and by polling.
 
@@ -87,6 +88,7 @@ export function createWebhookWorker(deps: WorkerDeps) {
   const leaseMs = webhooks.timeoutMs + LEASE_MARGIN_MS;
   const agentOffsets = attemptOffsets(webhooks.agentSchedule);
   const tenantOffsets = attemptOffsets(webhooks.tenantSchedule);
+  const recorder = createAttemptRecorder(database, { holder, now: () => clock.now() });
 
   async function send(row: ClaimedDelivery): Promise<AttemptResult> {
     const startedAt = clock.now();
@@ -149,9 +151,7 @@ export function createWebhookWorker(deps: WorkerDeps) {
       jitter: row.destination === 'agent' ? 0.1 : 0,
       random: deps.random,
     });
-    const applied = await recordAttempt(database, {
-      holder,
-      now: clock.now(),
+    const applied = await recorder.record({
       row,
       plan,
       lastError: result.error ?? (result.outcome.kind === 'succeeded' ? null : `HTTP ${result.statusCode}`),
@@ -170,6 +170,7 @@ export function createWebhookWorker(deps: WorkerDeps) {
     run: deliver,
     sweep: (now) => buryLostLastAttempts(database, now),
     concurrency: webhooks.concurrency,
+    claimBatch: Math.ceil(webhooks.concurrency / 4),
     pollIntervalMs: deps.pollIntervalMs ?? 1000,
     channel: DELIVERY_CHANNEL,
     wake: deps.wake,

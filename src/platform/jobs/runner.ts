@@ -34,6 +34,11 @@ export interface JobDefinition<Row> {
   sweep?(now: Date): Promise<void>;
   /** Rows in flight at most. */
   concurrency: number;
+  /**
+   * While rows are in flight, claim only once this many slots are free (default 1): under a
+   * backlog one claim statement then serves many rows. With nothing in flight a claim runs at once.
+   */
+  claimBatch?: number;
   /** Safety-net polling interval (the loop also wakes on nudges and NOTIFY). */
   pollIntervalMs: number;
   /** Least time between two sweeps of the loop, by the injected clock (default pollIntervalMs). */
@@ -67,6 +72,7 @@ export function createJobRunner<Row>(deps: JobRunnerDeps<Row>) {
   if (job.channel !== undefined && !CHANNEL_NAME.test(job.channel)) throw new Error(`job ${job.name}: invalid channel name ${job.channel}`);
   if (!Number.isInteger(job.concurrency) || job.concurrency < 1) throw new Error(`job ${job.name}: concurrency must be a positive integer`);
   const sweepIntervalMs = job.sweepIntervalMs ?? job.pollIntervalMs;
+  const claimBatch = Math.min(Math.max(1, job.claimBatch ?? 1), job.concurrency);
   const stopTimeoutMs = job.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
 
   const inFlight = new Set<Promise<void>>();
@@ -135,7 +141,7 @@ export function createJobRunner<Row>(deps: JobRunnerDeps<Row>) {
     while (running) {
       try {
         const free = job.concurrency - inFlight.size;
-        if (free > 0) {
+        if (free > 0 && (inFlight.size === 0 || free >= claimBatch)) {
           const now = clock.now();
           if (job.sweep && now.getTime() - lastSweep >= sweepIntervalMs) {
             lastSweep = now.getTime();
