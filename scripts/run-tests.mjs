@@ -3,7 +3,8 @@
 // (each file in its own process, on its own copy of the template, or its own PostgreSQL schema
 // when TEST_DATABASE_URL is set), then runs the checks over what the suite recorded: OpenAPI
 // coverage and response leaks, and secrets in the log lines. Extra arguments are test files to
-// run instead of the whole suite (the checks are then skipped).
+// run instead of the whole suite (the checks are then skipped). `--slow` runs test/slow/ instead:
+// multi-process tests that need PostgreSQL and Redis (`npm run test:slow`, also run by .ci/run).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,8 +25,9 @@ function testFiles(dir) {
     .sort();
 }
 
-const selected = process.argv.slice(2);
-const files = selected.length > 0 ? selected : [...testFiles('src'), ...testFiles('test')];
+const slow = process.argv[2] === '--slow';
+const selected = slow ? testFiles('test/slow') : process.argv.slice(2);
+const files = selected.length > 0 ? selected : [...testFiles('src'), ...testFiles('test').filter((f) => !f.startsWith(path.join('test', 'slow')))];
 const env = {
   ...process.env,
   TEST_PGLITE_TEMPLATE: template,

@@ -26,7 +26,8 @@ async function main() {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pglite') });
   await migrateToLatest(database);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : undefined;
-  redis?.on('error', (err) => console.error(`redis: ${err.message}`));
+  // The rate limiter reports an unreachable Redis once (and its return); ioredis reconnects by itself.
+  redis?.on('error', () => undefined);
   const jwtSecret = await resolveJwtSecret(config.auth.jwtSecret, config.dataDir);
   const { app, platform, calls, payments, voice } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis });
   const webhookWorker =

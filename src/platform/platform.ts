@@ -55,7 +55,13 @@ export function createPlatform(inputs: PlatformInputs) {
     providers: createProviders({ config, clock, cpu, db }, inputs.providers),
     rateLimiter: createRateLimiter(
       { principalPerMin: config.rateLimit.userPerMin, ipPerMin: config.rateLimit.ipPerMin, demoPerMin: config.rateLimit.demoPerMin },
-      { redis: inputs.redis },
+      {
+        redis: inputs.redis,
+        onRedisState: (state, error) =>
+          state === 'lost'
+            ? inputs.logger.warn({ err: error }, 'rate limits: Redis is unreachable; each instance counts on its own until it is back')
+            : inputs.logger.info('rate limits: Redis is back; limits are shared again'),
+      },
     ),
   };
 }

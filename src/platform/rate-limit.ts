@@ -41,7 +41,14 @@ function decision(limit: number, res: RateLimiterRes, allowed: boolean): RateLim
   return { allowed, limit, remaining, resetSeconds, headers };
 }
 
-export function createRateLimiter(limits: RateLimitLimits, options: { redis?: Redis; keyPrefix?: string } = {}): RateLimiter {
+export interface RateLimiterOptions {
+  redis?: Redis;
+  keyPrefix?: string;
+  /** Told once when Redis becomes unreachable (each instance then counts alone) and once when it is back. */
+  onRedisState?: (state: 'lost' | 'restored', error?: Error) => void;
+}
+
+export function createRateLimiter(limits: RateLimitLimits, options: RateLimiterOptions = {}): RateLimiter {
   const points: Record<RateLimitBucket, number> = {
     principal: limits.principalPerMin,
     ip: limits.ipPerMin,
@@ -50,6 +57,20 @@ export function createRateLimiter(limits: RateLimitLimits, options: { redis?: Re
   const prefix = options.keyPrefix ?? 'rl';
   // A lazily connecting client would never become ready, since a not-ready client is never sent a command.
   if (options.redis?.status === 'wait') options.redis.connect().catch(() => {});
+  if (options.redis && options.onRedisState) {
+    const report = options.onRedisState;
+    let lost = false;
+    options.redis.on('error', (error: Error) => {
+      if (lost) return;
+      lost = true;
+      report('lost', error);
+    });
+    options.redis.on('ready', () => {
+      if (!lost) return;
+      lost = false;
+      report('restored');
+    });
+  }
   const limiters = Object.fromEntries(
     (Object.keys(points) as RateLimitBucket[]).map((bucket) => {
       const opts = { points: points[bucket], duration: WINDOW_SECONDS, keyPrefix: `${prefix}:${bucket}` };

@@ -15,6 +15,12 @@ export interface DatabaseOptions {
   /** PostgreSQL schema to use (tests give each run its own); created when missing. */
   schema?: string;
   poolSize?: number;
+  /**
+   * A pooled connection failed while idle (PostgreSQL restarted, the network dropped it). The pool
+   * drops that connection and opens another for the next query; this only reports it. Default: a
+   * warning on stderr. (Without a listener the pool's 'error' event would end the process.)
+   */
+  onConnectionError?: (error: Error) => void;
 }
 
 export interface DatabaseHandle {
@@ -45,6 +51,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       max: options.poolSize ?? 10,
       ...(schema ? { options: `-c search_path="${schema}"` } : {}),
     });
+    pool.on('error', options.onConnectionError ?? ((error) => console.warn(`database: an idle connection failed (${error.message}); the next query opens another`)));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', pool, schema, close: () => db.destroy() };
   }
