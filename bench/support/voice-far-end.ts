@@ -24,7 +24,7 @@ export interface FarEndSettings {
   replies: number;
 }
 
-export type FarEndRequest = { type: 'level'; calls: number; turns: number; to: string } | { type: 'close' };
+export type FarEndRequest = { type: 'level'; calls: number; turns: number; to: string; arrivalMs: number } | { type: 'close' };
 
 const settings = workerData as FarEndSettings;
 const port = parentPort;
@@ -96,8 +96,8 @@ async function serveCallers(port: MessagePort) {
     const calls: FakeCall[] = [];
     for (let i = 0; i < request.calls; i++) {
       calls.push(await twilio.placeInboundCall({ from: `+1415555${String(1000 + i).padStart(4, '0')}`, to: request.to }));
-      // Calls arrive one after another, not in the same millisecond.
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Calls arrive one after another (every arrivalMs), not in the same millisecond.
+      await new Promise((resolve) => setTimeout(resolve, request.arrivalMs));
     }
     const results = await Promise.allSettled(calls.map((call) => converse(call, request.turns)));
     const failures = results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
