@@ -57,6 +57,27 @@ describe('hostile input', async () => {
     assert.equal(owner.id, me.json().id);
   });
 
+  it('a lone UTF-16 surrogate in any JSON string or key is 422 naming the field (jsonb would refuse it: was a 500)', async () => {
+    const { as, agent } = await tenant();
+    const cases: Array<{ method: 'POST' | 'PATCH'; url: string; payload: Record<string, unknown>; path: string }> = [
+      { method: 'POST', url: '/v1/agents', payload: { name: 'A', prompt: 'x', metadata: { note: 'half \ud800 a pair' } }, path: 'metadata.note' },
+      { method: 'PATCH', url: `/v1/agents/${agent.id}`, payload: { metadata: { list: ['ok', '\udfff'] } }, path: 'metadata.list.1' },
+      { method: 'PATCH', url: `/v1/agents/${agent.id}`, payload: { name: 'low \udc00' }, path: 'name' },
+      { method: 'PATCH', url: `/v1/agents/${agent.id}`, payload: { metadata: { 'k\ud800': 1 } }, path: 'metadata.k\ufffd' },
+    ];
+    for (const c of cases) {
+      const res = await t.request({ ...as, method: c.method, url: c.url, payload: c.payload });
+      assertProblem(res, 422, 'validation_failed');
+      assert.deepEqual(res.json().errors.map((e: { path: string }) => e.path), [c.path], `${c.method} ${c.url}`);
+      assert.match(res.json().errors[0].message, /surrogate/);
+    }
+    const query = await t.request({ ...as, method: 'GET', url: '/v1/agents?search=%ED%A0%80' });
+    assert.ok(query.statusCode < 500, `a surrogate's bytes in a query: ${query.statusCode}`);
+    const pair = await t.request({ ...as, method: 'PATCH', url: `/v1/agents/${agent.id}`, payload: { metadata: { face: 'smile \ud83d\ude00' } } });
+    assert.equal(pair.statusCode, 200, 'a well-formed surrogate pair (an emoji) is text like any other');
+    assert.equal(pair.json().metadata.face, 'smile \u{1F600}');
+  });
+
   it('NUL in a query string is 422 naming the parameter', async () => {
     const { as } = await tenant();
     const res = await t.request({ ...as, method: 'GET', url: '/v1/agents?cursor=%00' });

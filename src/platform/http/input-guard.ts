@@ -7,6 +7,8 @@ import { MAX_FIELD_ERRORS, PROBLEM_TYPE_BASE, sendProblem } from './error-handle
 // sees it, for every route present and future:
 // - U+0000 in any string or key of a body or query (PostgreSQL text and jsonb refuse it) → 422
 //   naming the field; in a path parameter → 404 (no resource has such an id);
+// - a lone UTF-16 surrogate (`"\ud800"`: not Unicode text; jsonb refuses its escape, text columns
+//   would silently store U+FFFD instead) in any string or key of a body or query → 422;
 // - JSON nested deeper than MAX_DEPTH → 422 (recursive code further on would overflow the stack);
 // - the router's own refusals (a path segment that is not valid percent-encoded UTF-8, a
 //   parameter longer than the router takes) → problem+json like every other error.
@@ -14,6 +16,16 @@ import { MAX_FIELD_ERRORS, PROBLEM_TYPE_BASE, sendProblem } from './error-handle
 export const MAX_DEPTH = 32;
 
 const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
+const SURROGATE_MESSAGE = 'must be well-formed Unicode text (a lone UTF-16 surrogate is not)';
+// In a `u` regular expression a well-formed surrogate pair is one code point: only lone halves match.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Why a string cannot be stored, or undefined when it can. */
+function refusalOf(text: string): string | undefined {
+  if (text.includes('\u0000')) return NUL_MESSAGE;
+  if (LONE_SURROGATE.test(text)) return SURROGATE_MESSAGE;
+  return undefined;
+}
 
 function joinPath(parent: string, key: string | number): string {
   if (typeof key === 'number') return parent ? `${parent}.${key}` : String(key);
@@ -30,7 +42,8 @@ export function inspectValue(value: unknown, prefix = '', maxDepth = MAX_DEPTH):
   while (stack.length > 0) {
     const { value: node, path, depth } = stack.pop() as { value: unknown; path: string; depth: number };
     if (typeof node === 'string') {
-      if (node.includes('\u0000')) issues.push({ path: path || 'body', message: NUL_MESSAGE });
+      const refusal = refusalOf(node);
+      if (refusal) issues.push({ path: path || 'body', message: refusal });
       continue;
     }
     if (node === null || typeof node !== 'object') continue;
@@ -45,8 +58,9 @@ export function inspectValue(value: unknown, prefix = '', maxDepth = MAX_DEPTH):
     const keys = Object.keys(node);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i];
-      if (key.includes('\u0000')) {
-        issues.push({ path: joinPath(path, key.replaceAll('\u0000', '\\u0000')), message: `key ${NUL_MESSAGE}` });
+      const refusal = refusalOf(key);
+      if (refusal) {
+        issues.push({ path: joinPath(path, key.replaceAll('\u0000', '\\u0000').replace(/\p{Cs}/gu, '\ufffd')), message: `key ${refusal}` });
         continue;
       }
       stack.push({ value: (node as Record<string, unknown>)[key], path: joinPath(path, key), depth: depth + 1 });
@@ -67,10 +81,10 @@ export function assertAcceptableBody(body: unknown) {
   if (issues.length > 0) throw inputRefused(issues);
 }
 
-function hasNul(record: unknown): boolean {
+function hasRefusedText(record: unknown): boolean {
   if (!record || typeof record !== 'object') return false;
   for (const value of Object.values(record)) {
-    if (typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && value.some((v) => typeof v === 'string' && v.includes('\u0000'))) {
+    if (typeof value === 'string' ? refusalOf(value) : Array.isArray(value) && value.some((v) => typeof v === 'string' && refusalOf(v))) {
       return true;
     }
   }
@@ -82,8 +96,8 @@ export function registerInputGuard(app: FastifyInstance) {
   // After the gate (which refuses a NUL workspace id itself), so the refusal is audited in the
   // caller's workspace like any other 404.
   app.addHook('preValidation', async (request) => {
-    if (hasNul(request.params)) throw new AppError('not_found', 'no resource has that id');
-    if (hasNul(request.query)) throw inputRefused(inspectValue(request.query, 'query'));
+    if (hasRefusedText(request.params)) throw new AppError('not_found', 'no resource has that id');
+    if (hasRefusedText(request.query)) throw inputRefused(inspectValue(request.query, 'query'));
   });
   // Any other body type a module parses (CSV text ...) is checked before its handler runs.
   app.addHook('preHandler', async (request) => {
