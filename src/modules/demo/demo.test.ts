@@ -125,6 +125,21 @@ describe('POST /v1/demo/call', () => {
   });
 });
 
+describe('demo call retries', () => {
+  it('replays the answer for the same Idempotency-Key from the same IP instead of placing a second call', async () => {
+    const headers = { 'idempotency-key': `demo-${Math.random().toString(36).slice(2)}` };
+    const send = () => t.request({ method: 'POST', url: '/v1/demo/call', payload: { phone: '+15550100201' }, headers, remoteAddress: '192.0.2.77' });
+    const first = await send();
+    assert.equal(first.statusCode, 202, first.body);
+    const second = await send();
+    assert.equal(second.statusCode, 202);
+    assert.equal(second.headers['idempotent-replayed'], 'true');
+    assert.equal(second.json().call_id, first.json().call_id);
+    assert.equal((await t.platform.db.selectFrom('calls').select('id').where('to_number', '=', '+15550100201').execute()).length, 1);
+    await t.platform.db.updateTable('calls').set({ status: 'canceled' }).where('id', '=', first.json().call_id).execute();
+  });
+});
+
 describe('demo calls with a real telephony provider', () => {
   it('call from the demo workspace\'s first phone number, and are 503 while it has none', async () => {
     const { ids } = await demoState();
