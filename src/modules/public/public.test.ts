@@ -136,7 +136,7 @@ describe('events', () => {
     const over = `over-${anonymousId}`;
     const tooMany = await post('/v1/events', { events: Array.from({ length: 101 }, () => ({ name: 'x', anonymous_id: over })) });
     assert.equal(tooMany.statusCode, 422, tooMany.body);
-    assert.equal(tooMany.json().code, 'validation_failed');
+    assert.deepEqual(tooMany.json().errors, [{ path: 'events', message: 'must NOT have more than 100 items' }], 'only the batch form\'s error');
     assert.equal(await count(over), 0);
     assert.equal((await post('/v1/events', { events: [] })).statusCode, 422);
   });
@@ -153,10 +153,22 @@ describe('events', () => {
     assert.equal((await t.platform.db.selectFrom('public_events').select('id').where('anonymous_id', '=', anonymousId).execute()).length, 0, 'nothing of a refused batch is stored');
     // Multi-byte characters count in bytes: 3,000 × 3 bytes is over the limit.
     assert.equal((await post('/v1/events', { name: 'wide', properties: { s: '€'.repeat(3000) } })).statusCode, 422);
-    for (const payload of [{ name: 'x'.repeat(101) }, { name: '' }, { name: 5 }, { name: 'a', properties: [] }, { name: 'a', timestamp: 'yesterday' }, { name: 'a', extra: true }, ['a list']]) {
+    const cases: Array<[unknown, string]> = [
+      [{ name: 'x'.repeat(101) }, 'name'],
+      [{ name: '' }, 'name'],
+      [{ name: 5 }, 'name'],
+      [{ name: 'a', properties: [] }, 'properties'],
+      [{ name: 'a', timestamp: 'yesterday' }, 'timestamp'],
+      [{ name: 'a', extra: true }, 'extra'],
+      [{ events: [{ name: 'a' }], name: 'b' }, 'name'],
+      [{ events: [{ name: 'a' }, { name: 'b', anonymous_id: 7 }] }, 'events.1.anonymous_id'],
+      [['a list'], 'body'],
+    ];
+    for (const [payload, path] of cases) {
       const res = await post('/v1/events', payload);
       assert.equal(res.statusCode, 422, `${JSON.stringify(payload)}: ${res.body}`);
       assert.match(res.headers['content-type'] as string, /^application\/problem\+json/);
+      assert.deepEqual(res.json().errors.map((e: { path: string }) => e.path), [path], res.body);
     }
   });
 });

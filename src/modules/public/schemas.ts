@@ -22,7 +22,7 @@ export const ContactBody = Type.Object(
 );
 export type ContactBody = Static<typeof ContactBody>;
 
-export const Accepted = Type.Object({ status: Type.Literal('accepted') }, { title: 'Accepted' });
+export const Accepted = Type.Object({ status: Type.Literal('accepted') }, { title: 'ContactAccepted' });
 
 export const NewsletterBody = Type.Object({ email: EmailInput }, { additionalProperties: false });
 export type NewsletterBody = Static<typeof NewsletterBody>;
@@ -48,16 +48,26 @@ export const EventInput = Type.Object(
     anonymous_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The client\'s anonymous visitor id' })),
     timestamp: Type.Optional({ ...Timestamp, description: 'When it happened (default: when received)' }),
   },
-  { additionalProperties: false, title: 'EventInput' },
+  { additionalProperties: false, title: 'ClientEvent' },
 );
 export type EventInput = Static<typeof EventInput>;
 
 export const EventBatch = Type.Object(
   { events: Type.Array(EventInput, { minItems: 1, maxItems: MAX_EVENT_BATCH, description: `1..${MAX_EVENT_BATCH} events; a longer batch is 422` }) },
-  { additionalProperties: false, title: 'EventBatch' },
+  { additionalProperties: false, title: 'ClientEventBatch' },
 );
 
-export const EventsBody = Type.Union([EventInput, EventBatch], { description: 'One event, or a batch of them' });
-export type EventsBody = Static<typeof EventsBody>;
+export type EventsBody = Static<typeof EventInput> | Static<typeof EventBatch>;
+/**
+ * One event, or `{events: [...]}`. An if/then/else rather than anyOf: a body is checked against
+ * the one form it has (an `events` field makes it a batch), so a 422 lists that form's errors only.
+ */
+export const EventsBody = Type.Unsafe<EventsBody>({
+  type: 'object',
+  description: 'One event, or a batch of them in `events`',
+  if: { type: 'object', required: ['events'] },
+  then: EventBatch,
+  else: EventInput,
+});
 
 export const EventsAccepted = Type.Object({ accepted: Type.Integer({ description: 'Events stored' }) }, { title: 'EventsAccepted' });
