@@ -66,6 +66,7 @@ export const EventsBody = Type.Unsafe<EventsBody>({
   type: 'object',
   description: 'One event, or a batch of them in `events`',
   if: { type: 'object', required: ['events'] },
+  // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword
   then: EventBatch,
   else: EventInput,
 });
