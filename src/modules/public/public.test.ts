@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { uniqueEmail } from '../../../test/support/fixtures.ts';
+import { freePort } from '../../../test/support/ports.ts';
 import { sentMails } from '../../../test/support/mail.ts';
 import { ConfigError, loadConfig } from '../../config.ts';
 
@@ -43,6 +44,20 @@ describe('contact form', () => {
     const huge = await post('/v1/contact', { name: 'Ada', email: 'ada@example.com', message: 'x'.repeat(100_000) });
     assert.equal(huge.statusCode, 413);
     assert.equal(huge.json().code, 'payload_too_large');
+  });
+
+  it('keeps the message and answers 202 when the mail server is down (the failure is logged)', async (tc) => {
+    const lines: string[] = [];
+    const down = await buildTestApp({
+      t: tc,
+      env: { CONTACT_EMAIL: 'team@platform.example', SMTP_URL: `smtp://127.0.0.1:${await freePort()}` },
+      logTo: { write: (line: string) => lines.push(line) },
+    });
+    const email = uniqueEmail('smtp-down');
+    const res = await down.request({ method: 'POST', url: '/v1/contact', payload: { name: 'Cy', email, message: 'still here?' } });
+    assert.equal(res.statusCode, 202, res.body);
+    assert.ok(await down.platform.db.selectFrom('contact_messages').select('id').where('email', '=', email).executeTakeFirst());
+    assert.ok(lines.some((line) => line.includes('mail notice failed')), 'the failure is logged');
   });
 
   it('refuses a CONTACT_EMAIL that is not an address at start-up', () => {
