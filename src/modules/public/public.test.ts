@@ -4,7 +4,10 @@ import { buildTestApp } from '../../../test/support/app.ts';
 import { uniqueEmail } from '../../../test/support/fixtures.ts';
 import { freePort } from '../../../test/support/ports.ts';
 import { sentMails } from '../../../test/support/mail.ts';
+import { testDatabase } from '../../../test/support/database.ts';
 import { ConfigError, loadConfig } from '../../config.ts';
+import { manualClock } from '../../platform/clock.ts';
+import { createHousekeepingWorker } from '../housekeeping/worker.ts';
 
 const t = await buildTestApp({ env: { CONTACT_EMAIL: 'team@platform.example' } });
 const post = (url: string, payload: unknown, remoteAddress?: string) => t.request({ method: 'POST', url, payload: payload as object, remoteAddress });
@@ -185,6 +188,24 @@ describe('events', () => {
       assert.match(res.headers['content-type'] as string, /^application\/problem\+json/);
       assert.deepEqual(res.json().errors.map((e: { path: string }) => e.path), [path], res.body);
     }
+  });
+});
+
+describe('events retention', () => {
+  it('housekeeping deletes events received more than 90 days ago and keeps newer ones', async () => {
+    const clock = manualClock(new Date('2031-01-01T00:00:00.000Z'));
+    const aged = await buildTestApp({ clock });
+    const tag = `retention-${Math.random().toString(36).slice(2)}`;
+    await aged.request({ method: 'POST', url: '/v1/events', payload: { name: 'old', anonymous_id: tag } });
+    clock.advance(60 * 86_400_000);
+    await aged.request({ method: 'POST', url: '/v1/events', payload: { name: 'recent', anonymous_id: tag } });
+    clock.advance(31 * 86_400_000);
+    // Housekeeping deletes across the whole database: earlier tests' rows of this file go too.
+    const worker = createHousekeepingWorker({ database: await testDatabase(), clock, logger: aged.app.log });
+    const deleted = await worker.runDueOnce();
+    assert.ok(deleted.public_events >= 1);
+    const left = await aged.platform.db.selectFrom('public_events').select('name').where('anonymous_id', '=', tag).execute();
+    assert.deepEqual(left.map((r) => r.name), ['recent']);
   });
 });
 

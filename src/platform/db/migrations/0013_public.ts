@@ -32,6 +32,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('received_at', 'timestamptz', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('public_events_name_idx').on('public_events').columns(['name', 'occurred_at']).execute();
+  // Housekeeping deletes events by age.
+  await db.schema.createIndex('public_events_received_idx').on('public_events').column('received_at').execute();
 
   // Written before the workspace and agent it names (claim first, in the same transaction), so the
   // foreign keys are checked at commit.
