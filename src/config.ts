@@ -140,6 +140,8 @@ export function loadConfig(env: Env = process.env) {
   }
   const twilioSid = optional(env, 'TWILIO_ACCOUNT_SID');
   if (twilioSid !== undefined && !/^AC[0-9a-fA-F]{32}$/.test(twilioSid)) throw new ConfigError('TWILIO_ACCOUNT_SID', 'must be AC followed by 32 hexadecimal digits');
+  const contactEmail = optional(env, 'CONTACT_EMAIL');
+  if (contactEmail !== undefined && !/^[^\s@]+@[^\s@]+$/.test(contactEmail)) throw new ConfigError('CONTACT_EMAIL', `expected an email address, got "${contactEmail}"`);
   if (jwtSecret !== undefined && jwtSecret.length < 32) {
     throw new ConfigError('JWT_SECRET', 'must be at least 32 characters');
   }
@@ -238,6 +240,10 @@ export function loadConfig(env: Env = process.env) {
     },
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: str(env, 'MAIL_FROM', 'Voice Agent Platform <no-reply@localhost>'),
+    /** Where POST /v1/contact messages are mailed; unset: they are only stored. */
+    contactEmail,
+    /** The demo workspace's wallet is brought up to this at each start-up (POST /v1/demo/call spends it). */
+    demoCreditUsd: decimal(env, 'DEMO_CREDIT_USD', 5, 0, 1_000_000),
   };
 }
 

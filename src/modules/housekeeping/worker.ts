@@ -30,6 +30,8 @@ export interface Retention {
   invitationsMs: number;
   /** Succeeded webhook deliveries (with their attempts), and events left with no delivery. */
   webhookDeliveriesMs: number;
+  /** Client-side events of POST /v1/events, after they were received. */
+  publicEventsMs: number;
 }
 
 export const DEFAULT_RETENTION: Retention = {
@@ -38,6 +40,7 @@ export const DEFAULT_RETENTION: Retention = {
   emailTokensMs: 7 * DAY_MS,
   invitationsMs: 30 * DAY_MS,
   webhookDeliveriesMs: 30 * DAY_MS,
+  publicEventsMs: 90 * DAY_MS,
 };
 
 export const DEFAULT_BATCH_SIZE = 1000;
@@ -51,6 +54,7 @@ export const HOUSEKEEPING_KINDS = [
   'invitations',
   'webhook_deliveries',
   'webhook_events',
+  'public_events',
 ] as const;
 export type HousekeepingKind = (typeof HOUSEKEEPING_KINDS)[number];
 
@@ -126,6 +130,8 @@ export function createHousekeepingWorker(deps: HousekeepingDeps) {
           ['id'],
           sql`(created_at < ${before(now, retention.webhookDeliveriesMs)} and not exists (select 1 from webhook_deliveries d where d.event_id = webhook_events.id))`,
         );
+      case 'public_events':
+        return batchDelete(kind, ['id'], sql`received_at < ${before(now, retention.publicEventsMs)}`);
     }
   }
 
