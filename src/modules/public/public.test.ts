@@ -169,11 +169,12 @@ describe('events', () => {
     assert.equal(batch.statusCode, 422);
     assert.equal(batch.json().errors[0].path, 'events.1.properties');
     assert.equal((await t.platform.db.selectFrom('public_events').select('id').where('anonymous_id', '=', anonymousId).execute()).length, 0, 'nothing of a refused batch is stored');
-    // A lone surrogate (valid JSON, not valid Unicode) in a value or a key: jsonb could not hold it.
+    // A lone surrogate (valid JSON, not valid Unicode) in a value or a key: jsonb could not hold it
+    // (refused by the platform's input guard, naming the field).
     for (const raw of ['{"name":"a","properties":{"k":"\\ud800"}}', '{"name":"a","properties":{"\\udfff":1}}', '{"name":"a","properties":{"k":[{"x":"a\\ud800b"}]}}']) {
       const res = await t.request({ method: 'POST', url: '/v1/events', payload: raw, headers: { 'content-type': 'application/json' } });
       assert.equal(res.statusCode, 422, `${raw}: ${res.body}`);
-      assert.equal(res.json().errors[0].path, 'properties');
+      assert.match(res.json().errors[0].path, /^properties\./);
     }
     // Multi-byte characters count in bytes: 3,000 × 3 bytes is over the limit.
     assert.equal((await post('/v1/events', { name: 'wide', properties: { s: '€'.repeat(3000) } })).statusCode, 422);

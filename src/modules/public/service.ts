@@ -33,24 +33,13 @@ const EARLIEST_EVENT_MS = Date.parse('2000-01-01T00:00:00.000Z');
 /** A client clock may run ahead; further ahead is a wrong clock or made up. */
 const MAX_CLOCK_AHEAD_MS = 24 * 3_600_000;
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const wellFormedText = (text: string) => !LONE_SURROGATE.test(text);
-
-/** Whether every string (and key) in a JSON value is valid Unicode: jsonb refuses a lone surrogate. */
-function wellFormed(value: unknown): boolean {
-  if (typeof value === 'string') return wellFormedText(value);
-  if (Array.isArray(value)) return value.every(wellFormed);
-  if (value !== null && typeof value === 'object') return Object.entries(value).every(([k, v]) => wellFormedText(k) && wellFormed(v));
-  return true;
-}
-
 /** Control characters (CR, LF, escapes) become spaces: a name must not shape the mail's header. */
 const oneLine = (text: string) => text.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ').trim();
 
 export function createPublicService(deps: PublicServiceDeps) {
   const { db, clock } = deps;
 
-  /** What a schema cannot express: the serialised size, text jsonb can hold, a plausible time. */
+  /** What a schema cannot express: the serialised size and a plausible time (the input guard refuses text jsonb cannot hold). */
   function checkEvents(events: EventInput[], pathOf: (i: number, field: string) => string) {
     const errors: FieldError[] = [];
     const latest = clock.now().getTime() + MAX_CLOCK_AHEAD_MS;
@@ -58,8 +47,6 @@ export function createPublicService(deps: PublicServiceDeps) {
       const bytes = Buffer.byteLength(JSON.stringify(event.properties ?? {}));
       if (bytes > MAX_EVENT_PROPERTIES_BYTES) {
         errors.push({ path: pathOf(i, 'properties'), message: `is ${bytes} bytes serialised; at most ${MAX_EVENT_PROPERTIES_BYTES}` });
-      } else if (!wellFormed(event.properties ?? {})) {
-        errors.push({ path: pathOf(i, 'properties'), message: 'holds a lone UTF-16 surrogate (not valid Unicode)' });
       }
       const at = event.timestamp === undefined ? undefined : Date.parse(event.timestamp);
       if (at !== undefined && !(at >= EARLIEST_EVENT_MS && at <= latest)) {
