@@ -234,11 +234,15 @@ describe('schedules', () => {
     await t.request({ method: 'POST', url: '/v1/dnc', ...as(user), payload: { number: '+15550100778' } });
     const removed = await t.request({ method: 'DELETE', url: `/v1/agents/${agent.id}`, ...as(user) });
     assert.ok(removed.statusCode < 300, removed.body);
+    const fine = await schedule(user, { to: '+15550100779' });
     const poor = await signUp(t);
     const broke = await schedule(poor);
     await t.platform.db.updateTable('wallets').set({ balance_micros: -1 }).where('workspace_id', '=', poor.workspaceId).execute();
     clock.advance(61_000);
-    await t.schedules.worker.runDueOnce();
+    const fired = await t.schedules.worker.runDueOnce();
+    assert.ok([dnc.id, deleted.id, broke.id, fine.id].every((id) => fired.some((row) => row.id === id)), 'fired in one batch');
+    // The others' refusals do not hold back a schedule that can be placed.
+    assert.equal((await get(user, fine.id)).status, 'dispatched');
     for (const [owner, id, code] of [
       [user, dnc.id, 'do_not_call'],
       [user, deleted.id, 'agent_not_found'],

@@ -11,7 +11,7 @@ import { SCHEDULES_CHANNEL } from './service.ts';
 // clock); a schedule created or moved wakes the worker of this process (nudge) and of every
 // instance (NOTIFY), which re-arms it. Schedules due while no worker ran fire at its start (late).
 
-const BATCH = 50;
+const BATCH = 100;
 /** setTimeout's longest delay. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
