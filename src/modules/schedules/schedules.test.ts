@@ -5,6 +5,8 @@ import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
 import { securitySuite } from '../../../test/support/security.ts';
 import { manualClock } from '../../platform/clock.ts';
 import { as, createCallAgent, waitForEnd } from '../calls/test-helpers.ts';
+import { createSchedulesRepo } from './repo.ts';
+import { createScheduleWorker } from './worker.ts';
 
 // Schedules through the API on a moved clock: create, read, list, change, cancel, run; the worker's
 // firing (once, the call queued with the schedule's id and variables, late when overdue, failed
@@ -279,6 +281,31 @@ describe('schedules', () => {
       assert.ok(row.dispatched_at);
     } finally {
       await t.schedules.worker.stop();
+    }
+  });
+});
+
+describe('schedule worker wake-up', () => {
+  it('fires a schedule at its time by the timer armed for it, with polling too slow to find it', async (ctx) => {
+    const live = await buildTestApp({ t: ctx });
+    const user = await signUp(live);
+    const agent = await createCallAgent(live, user);
+    const res = await live.request({ method: 'POST', url: '/v1/schedules', ...as(user), payload: { agent_id: agent.id, to: '+15550100200', scheduled_at: new Date(Date.now() + 1500).toISOString() } });
+    assert.equal(res.statusCode, 201, res.body);
+    // Its own worker with a one-hour poll: only the timer armed for the next due schedule wakes it.
+    const worker = createScheduleWorker({ platform: live.platform, dispatcher: live.schedules.dispatcher, repo: createSchedulesRepo(), pollIntervalMs: 3600_000 });
+    await worker.start();
+    try {
+      const deadline = Date.now() + 30_000;
+      let row = res.json();
+      while (row.status === 'scheduled' && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        row = (await live.request({ method: 'GET', url: `/v1/schedules/${row.id}`, ...as(user) })).json();
+      }
+      assert.equal(row.status, 'dispatched');
+      assert.equal(row.late, false);
+    } finally {
+      await worker.stop();
     }
   });
 });
