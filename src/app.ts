@@ -43,6 +43,8 @@ import { createVoiceModule, type VoiceModule } from './modules/voice/module.ts';
 import { type CallsModule, createCallsModule } from './modules/calls/module.ts';
 import { publicRoutes } from './modules/public/routes.ts';
 import { demoRoutes } from './modules/demo/routes.ts';
+import { createSchedulesModule, type SchedulesModule } from './modules/schedules/module.ts';
+import { schedulesRoutes } from './modules/schedules/routes.ts';
 import { registerDeliveryBacklogGauge } from './modules/housekeeping/backlog-gauge.ts';
 
 export interface AppInputs {
@@ -66,7 +68,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
 /** Builds the whole HTTP app from its inputs. Does not listen and starts no worker. */
-export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstance; platform: Platform; calls: CallsModule; payments: PaymentsModule; voice: VoiceModule }> {
+export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstance; platform: Platform; calls: CallsModule; payments: PaymentsModule; voice: VoiceModule; schedules: SchedulesModule }> {
   const { config } = inputs;
   const app = Fastify({
     // Every logger gets the server's serializers: redacted URLs, errors without query values or secrets.
@@ -131,8 +133,11 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   await app.register(voiceRoutes(platform, voice.service));
   await app.register(publicRoutes(platform));
   await app.register(demoRoutes(platform, calls));
+  const schedules = createSchedulesModule(platform, calls);
+  await app.register(schedulesRoutes(schedules));
 
   app.addHook('onClose', async () => {
+    await schedules.worker.stop();
     await calls.worker.stop();
     await payments.worker.stop();
     await voice.worker.stop();
@@ -141,5 +146,5 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
     await platform.outbound.close();
     await platform.cpu.close();
   });
-  return { app, platform, calls, payments, voice };
+  return { app, platform, calls, payments, voice, schedules };
 }

@@ -29,7 +29,7 @@ async function main() {
   // The rate limiter reports an unreachable Redis once (and its return); ioredis reconnects by itself.
   redis?.on('error', () => undefined);
   const jwtSecret = await resolveJwtSecret(config.auth.jwtSecret, config.dataDir);
-  const { app, platform, calls, payments, voice } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis });
+  const { app, platform, calls, payments, voice, schedules } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis });
   const webhookWorker =
     config.role === 'api'
       ? null
@@ -54,6 +54,7 @@ async function main() {
     // Stop claiming first; deliveries in flight are recorded before the outbound client closes.
     await webhookWorker?.stop();
     await housekeeping?.stop();
+    await schedules.worker.stop();
     await calls.worker.stop();
     await payments.worker.stop();
     await voice.worker.stop();
@@ -70,6 +71,8 @@ async function main() {
   if (config.role !== 'api') payments.worker.start();
   // Voice sessions nobody joined end when their token expires.
   if (config.role !== 'api') voice.worker.start();
+  // Scheduled calls fire at their time (those due while no worker ran fire now, late).
+  if (config.role !== 'api') await schedules.worker.start();
   if (config.role !== 'worker') {
     await app.listen({ port: config.port, host: config.host });
     app.log.info(`docs at ${config.publicBaseUrl}/docs, schema at ${config.publicBaseUrl}/openapi.json (database: ${database.kind})`);

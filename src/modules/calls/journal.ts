@@ -144,18 +144,14 @@ export function createCallJournal(deps: JournalDeps) {
     return true;
   }
 
-  return {
-    /** Registers a hook run in every finishing transaction (a module's own rows beside the call). */
-    onFinish(hook: FinishHook): void {
-      finishHooks.push(hook);
-    },
-
-    /** A new call in `queued` (its first state), inside the caller's transaction. */
-    async queue(tx: Executor, call: NewCall): Promise<Selectable<CallsTable>> {
-      const now = clock.now();
-      const inserted = await tx
-        .insertInto('calls')
-        .values({
+  /** New calls in `queued`, inside the caller's transaction: two statements however many (rows in order). */
+  async function queueMany(tx: Executor, calls: NewCall[]): Promise<Array<Selectable<CallsTable>>> {
+    if (calls.length === 0) return [];
+    const now = clock.now();
+    const inserted = await tx
+      .insertInto('calls')
+      .values(
+        calls.map((call) => ({
           id: call.id,
           workspace_id: call.workspace_id,
           agent_id: call.agent_id,
@@ -163,7 +159,7 @@ export function createCallJournal(deps: JournalDeps) {
           from_number: call.from_number,
           to_number: call.to_number,
           provider: call.provider,
-          status: 'queued',
+          status: 'queued' as const,
           variables: JSON.stringify(call.variables ?? {}),
           metadata: JSON.stringify(call.metadata ?? {}),
           simulation: call.simulation ? JSON.stringify(call.simulation) : null,
@@ -173,12 +169,30 @@ export function createCallJournal(deps: JournalDeps) {
           extracted: JSON.stringify({}),
           created_at: now,
           updated_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await appendStatus(tx, call.id, 'queued', now);
+        })),
+      )
+      .returningAll()
+      .execute();
+    // A new call's history starts here: `queued` is its first entry.
+    await tx.insertInto('call_status_events').values(calls.map((call) => ({ call_id: call.id, seq: 1, status: 'queued' as const, at: now }))).execute();
+    const byId = new Map(inserted.map((row) => [row.id, row]));
+    return calls.map((call) => byId.get(call.id) as Selectable<CallsTable>);
+  }
+
+  return {
+    /** Registers a hook run in every finishing transaction (a module's own rows beside the call). */
+    onFinish(hook: FinishHook): void {
+      finishHooks.push(hook);
+    },
+
+    /** A new call in `queued` (its first state), inside the caller's transaction. */
+    async queue(tx: Executor, call: NewCall): Promise<Selectable<CallsTable>> {
+      const [inserted] = await queueMany(tx, [call]);
       return inserted;
     },
+
+    /** New calls in `queued`, inside the caller's transaction (a batch of due schedules). */
+    queueMany,
 
     /** queued → ringing for a call this process will run now (inbound calls, which never wait). */
     async ring(call: CallRef, holder: string, leaseMs: number): Promise<boolean> {

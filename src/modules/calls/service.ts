@@ -3,17 +3,14 @@ import { createDialogueEngine } from '../../engine/index.ts';
 import type { KnowledgeSearch } from '../../engine/types.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Database } from '../../platform/db/schema.ts';
-import { AppError, invalidField, invalidState, notFound } from '../../platform/errors.ts';
+import { invalidField, invalidState, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import { toE164 } from '../../platform/phone.ts';
 import type { Providers } from '../../providers/index.ts';
-import { SANDBOX_CALLER_ID } from '../../providers/telephony/sandbox.ts';
 import { loadCallAgent } from '../agents/call-agent.ts';
-import { isDoNotCall } from '../dnc/repo.ts';
 import { findAssignedNumber } from '../phone-numbers/repo.ts';
 import type { CallRow } from './dialer-sql.ts';
 import type { CallJournal } from './journal.ts';
-import { requireCallAgent, requireFunds } from './preconditions.ts';
+import { checkOutbound, phoneField as phone } from './preconditions.ts';
 import type { CallRunner } from './runner.ts';
 import type { InboundCallBody, OutboundCallBody } from './schemas-control.ts';
 
@@ -35,12 +32,6 @@ export interface CallsServiceDeps {
 
 const LIVE = ['ringing', 'in_progress'];
 
-function phone(raw: string, field: string): string {
-  const number = toE164(raw);
-  if (!number) throw invalidField(field, 'must be a possible phone number (E.164, e.g. +15550100200)');
-  return number;
-}
-
 export function createCallsService(deps: CallsServiceDeps) {
   const { db, journal, runner } = deps;
 
@@ -54,19 +45,7 @@ export function createCallsService(deps: CallsServiceDeps) {
     callOf,
 
     async placeOutbound(workspaceId: string, body: OutboundCallBody): Promise<CallRow> {
-      const to = phone(body.to, 'to');
-      await requireCallAgent(db, workspaceId, body.agent_id);
-      let from = body.from ? phone(body.from, 'from') : null;
-      if (from && deps.telephonyProvider !== 'sandbox') {
-        const owned = await findAssignedNumber(db, from);
-        if (!owned || owned.workspace_id !== workspaceId) throw new AppError('no_caller_id', 'from is not one of this workspace\'s phone numbers.');
-      }
-      if (!from) {
-        if (deps.telephonyProvider !== 'sandbox') throw new AppError('no_caller_id', 'No caller id: pass from, one of the workspace\'s phone numbers.');
-        from = SANDBOX_CALLER_ID;
-      }
-      if (await isDoNotCall(db, workspaceId, to)) throw new AppError('do_not_call', `${to} is on the workspace's do-not-call list.`);
-      await requireFunds(db, workspaceId);
+      const { to, from } = await checkOutbound(db, workspaceId, body, { telephonyProvider: deps.telephonyProvider });
       const row = await db.transaction().execute((tx) =>
         journal.queue(tx, {
           id: newId('call'),

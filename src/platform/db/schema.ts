@@ -12,6 +12,10 @@ import type { PublicTables } from '../../modules/public/tables.ts';
 
 // The whole database as Kysely sees it: each module declares its own tables and this file joins them.
 export interface DB extends FoundationTables, WebhookTables, AgentTables, KnowledgeBaseTables, CallTables, PhoneNumberTables, PaymentTables, VoiceTables, BlobTables, PublicTables {}
+import type { ScheduleTables } from '../../modules/schedules/tables.ts';
+
+// The whole database as Kysely sees it: each module declares its own tables and this file joins them.
+export interface DB extends FoundationTables, WebhookTables, AgentTables, KnowledgeBaseTables, CallTables, PhoneNumberTables, PaymentTables, VoiceTables, BlobTables, ScheduleTables {}
 
 export type Database = Kysely<DB>;
 /** A repository method takes this so it can run inside the caller's transaction. */

@@ -1,0 +1,21 @@
+import type { Platform } from '../../platform/platform.ts';
+import type { CallsModule } from '../calls/module.ts';
+import { createScheduleDispatcher } from './dispatch.ts';
+import { createSchedulesRepo } from './repo.ts';
+import { createSchedulesService } from './service.ts';
+import { createScheduleWorker } from './worker.ts';
+
+// The schedules module assembled once per app: the service behind the routes and the worker that
+// fires due schedules (started by the server for ROLE=all|worker).
+
+export function createSchedulesModule(platform: Platform, calls: CallsModule) {
+  const repo = createSchedulesRepo();
+  const nudgeCalls = () => calls.worker.nudge();
+  const telephonyProvider = platform.config.telephonyProvider;
+  const dispatcher = createScheduleDispatcher({ db: platform.db, clock: platform.clock, journal: calls.journal, repo, telephonyProvider, nudgeCalls });
+  const worker = createScheduleWorker({ platform, dispatcher, repo });
+  const service = createSchedulesService({ database: platform.database, clock: platform.clock, repo, dispatcher, telephonyProvider, wake: () => worker.nudge(), nudgeCalls });
+  return { service, worker, dispatcher };
+}
+
+export type SchedulesModule = ReturnType<typeof createSchedulesModule>;
