@@ -41,6 +41,8 @@ import { createPaymentsModule, type PaymentsModule } from './modules/payments/mo
 import { voiceRoutes } from './modules/voice/routes.ts';
 import { createVoiceModule, type VoiceModule } from './modules/voice/module.ts';
 import { type CallsModule, createCallsModule } from './modules/calls/module.ts';
+import { campaignsRoutes } from './modules/campaigns/routes.ts';
+import { type CampaignsModule, createCampaignsModule } from './modules/campaigns/module.ts';
 import { registerDeliveryBacklogGauge } from './modules/housekeeping/backlog-gauge.ts';
 
 export interface AppInputs {
@@ -64,7 +66,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
 /** Builds the whole HTTP app from its inputs. Does not listen and starts no worker. */
-export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstance; platform: Platform; calls: CallsModule; payments: PaymentsModule; voice: VoiceModule }> {
+export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstance; platform: Platform; calls: CallsModule; payments: PaymentsModule; voice: VoiceModule; campaigns: CampaignsModule }> {
   const { config } = inputs;
   const app = Fastify({
     // Every logger gets the server's serializers: redacted URLs, errors without query values or secrets.
@@ -127,8 +129,11 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   await app.register(paymentsRoutes(platform, payments.service));
   const voice = createVoiceModule(platform, calls);
   await app.register(voiceRoutes(platform, voice.service));
+  const campaigns = createCampaignsModule(platform, calls);
+  await app.register(campaignsRoutes(platform, campaigns));
 
   app.addHook('onClose', async () => {
+    await campaigns.dialer.stop();
     await calls.worker.stop();
     await payments.worker.stop();
     await voice.worker.stop();
@@ -137,5 +142,5 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
     await platform.outbound.close();
     await platform.cpu.close();
   });
-  return { app, platform, calls, payments, voice };
+  return { app, platform, calls, payments, voice, campaigns };
 }

@@ -29,7 +29,7 @@ async function main() {
   // The rate limiter reports an unreachable Redis once (and its return); ioredis reconnects by itself.
   redis?.on('error', () => undefined);
   const jwtSecret = await resolveJwtSecret(config.auth.jwtSecret, config.dataDir);
-  const { app, platform, calls, payments, voice } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis });
+  const { app, platform, calls, payments, voice, campaigns } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis });
   const webhookWorker =
     config.role === 'api'
       ? null
@@ -54,6 +54,7 @@ async function main() {
     // Stop claiming first; deliveries in flight are recorded before the outbound client closes.
     await webhookWorker?.stop();
     await housekeeping?.stop();
+    await campaigns.dialer.stop();
     await calls.worker.stop();
     await payments.worker.stop();
     await voice.worker.stop();
@@ -66,6 +67,8 @@ async function main() {
   housekeeping?.start();
   // The dialer: queued calls (and calls whose process died) are picked up by ROLE=all|worker.
   if (config.role !== 'api') await calls.worker.start();
+  // The campaign dialer: queues due contacts' calls for the dialer above.
+  if (config.role !== 'api') await campaigns.dialer.start();
   // Auto-recharge charges wallets that crossed below their threshold.
   if (config.role !== 'api') payments.worker.start();
   // Voice sessions nobody joined end when their token expires.
