@@ -39,7 +39,7 @@ export async function pickDueContacts(
     )
     select * from campaign_contacts
     where campaign_id = ${campaign.id} and status = 'pending' and (next_attempt_at is null or next_attempt_at <= ${now}) and ${inWindow}
-    order by next_attempt_at nulls first, row_number, id
+    order by id
     limit greatest(0, ${campaign.concurrency}::integer - (select n from live))
     for update skip locked`.execute(tx);
   return rows.rows;

@@ -17,7 +17,8 @@ import type { CallingWindow, ContactStatus } from './tables.ts';
 // locks the running campaigns (SKIP LOCKED) and, per campaign, queues a call through the call
 // journal for each contact that is due, in its calling window, within the campaign's room; the
 // calls dialer (calls/worker.ts) then runs them within the workspace's max_concurrent_calls, like
-// any other call. The contact becomes `calling` and its attempt row is written in the same
+// any other call; a call's end refills its slot in its own finishing transaction. The contact
+// becomes `calling` and its attempt row is written in the same
 // transaction as the queued call, so a crash either loses both or keeps both: a contact is never
 // dialed twice for one attempt, and a call whose process died is ended by the calls' lease sweep,
 // which reaches the contact through the journal's finish hook (registered here): retry (busy,
@@ -92,9 +93,12 @@ export function createCampaignDialer(platform: Platform, calls: CallsModule, opt
       set.next_attempt_at = new Date(finished.endedAt.getTime() + campaign.retry_delay_minutes * 60_000);
     }
     await tx.updateTable('campaign_contacts').set(set).where('id', '=', attempt.contact_id).where('call_id', '=', call.id).where('status', '=', 'calling').execute();
-    await completeIfDone(tx, campaign);
-    // A slot of the campaign freed.
-    await announce(tx);
+    // The freed slot is refilled in this same transaction (the next due contact's call queued
+    // under the campaign lock), so its next dial waits only for the calls dialer's claim; with no
+    // contact due, this may be the end of the campaign.
+    if (campaign.status !== 'running') return;
+    const queued = await dialCampaign(tx, campaign);
+    if (queued > 0) setImmediate(() => calls.worker.nudge());
   });
 
   /** The zones whose window is open now, or undefined when the campaign has no window. */

@@ -46,7 +46,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
     .addUniqueConstraint('campaign_contacts_phone_unique', ['campaign_id', 'phone'])
     .execute();
-  await db.schema.createIndex('campaign_contacts_due_idx').on('campaign_contacts').columns(['campaign_id', 'status', 'next_attempt_at']).execute();
+  // The dialer scans a campaign's pending contacts in upload order (retries, having older ids, first once due).
+  await db.schema.createIndex('campaign_contacts_due_idx').on('campaign_contacts').columns(['campaign_id', 'status', 'id']).execute();
   await db.schema.createIndex('campaign_contacts_list_idx').on('campaign_contacts').columns(['campaign_id', 'id']).execute();
 
   await db.schema
@@ -67,6 +68,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['contact_id', 'attempt'])
     .unique()
     .where(sql.ref('status'), '<>', 'canceled')
+    .execute();
+  // The dialer counts a campaign's unended calls on every pass: only those are indexed.
+  await db.schema
+    .createIndex('calls_campaign_open_idx')
+    .on('calls')
+    .column('campaign_id')
+    .where(sql<boolean>`status in ('queued', 'ringing', 'in_progress') and campaign_id is not null`)
     .execute();
   await db.schema.createIndex('campaign_attempts_contact_idx').on('campaign_attempts').columns(['contact_id', 'created_at']).execute();
 }
