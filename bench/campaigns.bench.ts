@@ -7,7 +7,7 @@
 // campaign ending) to the next dial it allows (the (k+50)-th call ringing) — p50/p99, goal p99 ≤ 1 s;
 // the live calls of the campaign, sampled in the database while it runs. Baseline, same run: plain
 // outbound calls queued at once, where the slot is refilled by the calls dialer alone.
-//   npm run bench -- campaigns        (BENCH_CONTACTS=10000, BENCH_BASELINE_CALLS=2000, BENCH_SPEED=20)
+//   npm run bench -- campaigns        (BENCH_CONTACTS=10000, BENCH_BASELINE_CALLS=1000, BENCH_SPEED=20)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,7 +20,7 @@ import { RING_MS, type SandboxTelephony } from '../src/providers/telephony/sandb
 import type { DialRequest } from '../src/runtime/ports.ts';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
-const BASELINE_CALLS = Number(process.env.BENCH_BASELINE_CALLS ?? 2000);
+const BASELINE_CALLS = Number(process.env.BENCH_BASELINE_CALLS ?? 1000);
 const SPEED = Number(process.env.BENCH_SPEED ?? 20);
 const CONCURRENCY = 50;
 
