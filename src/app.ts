@@ -45,6 +45,8 @@ import { publicRoutes } from './modules/public/routes.ts';
 import { demoRoutes } from './modules/demo/routes.ts';
 import { createSchedulesModule, type SchedulesModule } from './modules/schedules/module.ts';
 import { schedulesRoutes } from './modules/schedules/routes.ts';
+import { campaignsRoutes } from './modules/campaigns/routes.ts';
+import { type CampaignsModule, createCampaignsModule } from './modules/campaigns/module.ts';
 import { registerDeliveryBacklogGauge } from './modules/housekeeping/backlog-gauge.ts';
 
 export interface AppInputs {
@@ -68,7 +70,9 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
 /** Builds the whole HTTP app from its inputs. Does not listen and starts no worker. */
-export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstance; platform: Platform; calls: CallsModule; payments: PaymentsModule; voice: VoiceModule; schedules: SchedulesModule }> {
+export async function buildApp(
+  inputs: AppInputs,
+): Promise<{ app: FastifyInstance; platform: Platform; calls: CallsModule; payments: PaymentsModule; voice: VoiceModule; schedules: SchedulesModule; campaigns: CampaignsModule }> {
   const { config } = inputs;
   const app = Fastify({
     // Every logger gets the server's serializers: redacted URLs, errors without query values or secrets.
@@ -136,8 +140,12 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   const schedules = createSchedulesModule(platform, calls);
   await app.register(schedulesRoutes(schedules));
 
+  const campaigns = createCampaignsModule(platform, calls);
+  await app.register(campaignsRoutes(platform, campaigns));
+
   app.addHook('onClose', async () => {
     await schedules.worker.stop();
+    await campaigns.dialer.stop();
     await calls.worker.stop();
     await payments.worker.stop();
     await voice.worker.stop();
@@ -146,5 +154,5 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
     await platform.outbound.close();
     await platform.cpu.close();
   });
-  return { app, platform, calls, payments, voice, schedules };
+  return { app, platform, calls, payments, voice, schedules, campaigns };
 }

@@ -29,7 +29,7 @@ async function main() {
   // The rate limiter reports an unreachable Redis once (and its return); ioredis reconnects by itself.
   redis?.on('error', () => undefined);
   const jwtSecret = await resolveJwtSecret(config.auth.jwtSecret, config.dataDir);
-  const { app, platform, calls, payments, voice, schedules } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis });
+  const { app, platform, calls, payments, voice, schedules, campaigns } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis });
   const webhookWorker =
     config.role === 'api'
       ? null
@@ -55,6 +55,7 @@ async function main() {
     await webhookWorker?.stop();
     await housekeeping?.stop();
     await schedules.worker.stop();
+    await campaigns.dialer.stop();
     await calls.worker.stop();
     await payments.worker.stop();
     await voice.worker.stop();
@@ -67,6 +68,8 @@ async function main() {
   housekeeping?.start();
   // The dialer: queued calls (and calls whose process died) are picked up by ROLE=all|worker.
   if (config.role !== 'api') await calls.worker.start();
+  // The campaign dialer: queues due contacts' calls for the dialer above.
+  if (config.role !== 'api') await campaigns.dialer.start();
   // Auto-recharge charges wallets that crossed below their threshold.
   if (config.role !== 'api') payments.worker.start();
   // Voice sessions nobody joined end when their token expires.

@@ -11,6 +11,7 @@ import type { CallsModule } from '../../src/modules/calls/module.ts';
 import type { PaymentsModule } from '../../src/modules/payments/module.ts';
 import type { VoiceModule } from '../../src/modules/voice/module.ts';
 import type { SchedulesModule } from '../../src/modules/schedules/module.ts';
+import type { CampaignsModule } from '../../src/modules/campaigns/module.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Clock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logging.ts';
@@ -32,6 +33,8 @@ export interface TestApp {
   voice: VoiceModule;
   /** The schedules module: its worker (runDueOnce, start) and the dispatcher. */
   schedules: SchedulesModule;
+  /** The campaigns module: its service and the campaign dialer (runDueOnce, start). */
+  campaigns: CampaignsModule;
   dataDir: string;
   /** The secret the app signs and verifies access tokens with (to forge tokens in tests). */
   jwtSecret: string;
@@ -88,7 +91,7 @@ export async function buildTestApp(
   // (test/log-secrets.check.ts); without one (a bare `node --test`) it logs nothing but to `logTo`.
   const streams = [suiteLogDestination(), options.logTo].filter((stream): stream is DestinationStream => stream !== undefined);
   const destination = streams.length > 1 ? pino.multistream(streams.map((stream) => ({ stream, level: 'debug' as const }))) : streams[0];
-  const { app, platform, calls, payments, voice, schedules } = await buildApp({
+  const { app, platform, calls, payments, voice, schedules, campaigns } = await buildApp({
     config,
     database,
     clock: options.clock ?? { now: () => new Date() },
@@ -115,6 +118,7 @@ export async function buildTestApp(
     payments,
     voice,
     schedules,
+    campaigns,
     dataDir,
     jwtSecret,
     request({ token, workspaceId, headers, ...rest }) {

@@ -89,6 +89,8 @@ export interface FinishInput {
   leaseExpiredBefore?: Date;
   /** Also send `error` as `call.error`, before `call.ended`, in the same transaction. */
   emitError?: boolean;
+  /** Only from these states (a campaign cancels its calls still `queued`, never one a worker just claimed). */
+  onlyFrom?: CallStatus[];
 }
 
 /** Billed seconds are started seconds; cost is billed seconds at the per-minute rate. */
@@ -129,13 +131,15 @@ export function createCallJournal(deps: JournalDeps) {
   }
 
   /** Moves the call to `status` if the transition is legal (and the holder still owns it); false otherwise. */
-  async function move(tx: Executor, call: CallRef, status: CallStatus, set: Record<string, unknown>, holder?: string | null, expiredBefore?: Date): Promise<boolean> {
+  async function move(tx: Executor, call: CallRef, status: CallStatus, set: Record<string, unknown>, holder?: string | null, expiredBefore?: Date, onlyFrom?: CallStatus[]): Promise<boolean> {
     const now = clock.now();
+    const from = onlyFrom ? FROM[status].filter((s) => onlyFrom.includes(s)) : FROM[status];
+    if (from.length === 0) return false;
     let query = tx
       .updateTable('calls')
       .set({ ...set, status, updated_at: now })
       .where('id', '=', call.id)
-      .where('status', 'in', FROM[status]);
+      .where('status', 'in', from);
     if (holder) query = query.where('lease_holder', '=', holder);
     if (expiredBefore) query = query.where('lease_expires_at', '<', expiredBefore);
     const moved = await query.executeTakeFirst();
@@ -255,7 +259,7 @@ export function createCallJournal(deps: JournalDeps) {
           set.recording_key = input.recording.key;
           set.recording_bytes = input.recording.bytes;
         }
-        if (!(await move(tx, call, input.status, set, input.holder, input.leaseExpiredBefore))) return false;
+        if (!(await move(tx, call, input.status, set, input.holder, input.leaseExpiredBefore, input.onlyFrom))) return false;
         if (input.emitError && input.error) await emit(tx, call, agent, 'call.error', input.error);
         for (const hook of finishHooks) {
           await hook(tx, call, { status: input.status, endReason: input.endReason, durationMs: answered ? input.durationMs : 0, billedSeconds, costMicros, endedAt: now });

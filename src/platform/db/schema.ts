@@ -7,6 +7,7 @@ import type { CallTables } from '../../modules/calls/tables.ts';
 import type { PhoneNumberTables } from '../../modules/phone-numbers/tables.ts';
 import type { PaymentTables } from '../../modules/payments/tables.ts';
 import type { VoiceTables } from '../../modules/voice/tables.ts';
+import type { CampaignTables } from '../../modules/campaigns/tables.ts';
 import type { BlobTables } from '../blobs/tables.ts';
 import type { PublicTables } from '../../modules/public/tables.ts';
 
@@ -16,6 +17,7 @@ import type { ScheduleTables } from '../../modules/schedules/tables.ts';
 
 // The whole database as Kysely sees it: each module declares its own tables and this file joins them.
 export interface DB extends FoundationTables, WebhookTables, AgentTables, KnowledgeBaseTables, CallTables, PhoneNumberTables, PaymentTables, VoiceTables, BlobTables, ScheduleTables {}
+export interface DB extends FoundationTables, WebhookTables, AgentTables, KnowledgeBaseTables, CallTables, PhoneNumberTables, PaymentTables, VoiceTables, CampaignTables, BlobTables {}
 
 export type Database = Kysely<DB>;
 /** A repository method takes this so it can run inside the caller's transaction. */

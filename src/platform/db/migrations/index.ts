@@ -8,8 +8,9 @@ import * as calls from './0006_calls.ts';
 import * as twilio from './0007_twilio.ts';
 import * as payments from './0008_payments.ts';
 import * as voiceSessions from './0009_voice_sessions.ts';
-import * as publicUtilities from './0013_public.ts';
+import * as campaigns from './0010_campaigns.ts';
 import * as schedules from './0011_schedules.ts';
+import * as publicUtilities from './0013_public.ts';
 
 // One migration set for PGlite and PostgreSQL, applied in name order at start-up.
 // Never edit a migration that has shipped: add the next number.
@@ -23,6 +24,7 @@ export const migrations: Record<string, Migration> = {
   '0007_twilio': twilio,
   '0008_payments': payments,
   '0009_voice_sessions': voiceSessions,
+  '0010_campaigns': campaigns,
   '0011_schedules': schedules,
   '0013_public': publicUtilities,
 };
