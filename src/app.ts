@@ -41,6 +41,8 @@ import { createPaymentsModule, type PaymentsModule } from './modules/payments/mo
 import { voiceRoutes } from './modules/voice/routes.ts';
 import { createVoiceModule, type VoiceModule } from './modules/voice/module.ts';
 import { type CallsModule, createCallsModule } from './modules/calls/module.ts';
+import { widgetsRoutes } from './modules/widgets/routes.ts';
+import { brandingRoutes } from './modules/branding/routes.ts';
 import { registerDeliveryBacklogGauge } from './modules/housekeeping/backlog-gauge.ts';
 
 export interface AppInputs {
@@ -127,6 +129,8 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   await app.register(paymentsRoutes(platform, payments.service));
   const voice = createVoiceModule(platform, calls);
   await app.register(voiceRoutes(platform, voice.service));
+  await app.register(widgetsRoutes(platform, voice.service));
+  await app.register(brandingRoutes(platform));
 
   app.addHook('onClose', async () => {
     await calls.worker.stop();

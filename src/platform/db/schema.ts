@@ -8,9 +8,11 @@ import type { PhoneNumberTables } from '../../modules/phone-numbers/tables.ts';
 import type { PaymentTables } from '../../modules/payments/tables.ts';
 import type { VoiceTables } from '../../modules/voice/tables.ts';
 import type { BlobTables } from '../blobs/tables.ts';
+import type { WidgetTables } from '../../modules/widgets/tables.ts';
+import type { BrandingTables } from '../../modules/branding/tables.ts';
 
 // The whole database as Kysely sees it: each module declares its own tables and this file joins them.
-export interface DB extends FoundationTables, WebhookTables, AgentTables, KnowledgeBaseTables, CallTables, PhoneNumberTables, PaymentTables, VoiceTables, BlobTables {}
+export interface DB extends FoundationTables, WebhookTables, AgentTables, KnowledgeBaseTables, CallTables, PhoneNumberTables, PaymentTables, VoiceTables, BlobTables, WidgetTables, BrandingTables {}
 
 export type Database = Kysely<DB>;
 /** A repository method takes this so it can run inside the caller's transaction. */

@@ -8,6 +8,7 @@ import * as calls from './0006_calls.ts';
 import * as twilio from './0007_twilio.ts';
 import * as payments from './0008_payments.ts';
 import * as voiceSessions from './0009_voice_sessions.ts';
+import * as widgets from './0012_widgets.ts';
 
 // One migration set for PGlite and PostgreSQL, applied in name order at start-up.
 // Never edit a migration that has shipped: add the next number.
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0007_twilio': twilio,
   '0008_payments': payments,
   '0009_voice_sessions': voiceSessions,
+  '0012_widgets': widgets,
 };
