@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp } from '../../../test/support/fixtures.ts';
 import { as, createCallAgent } from '../calls/test-helpers.ts';
@@ -181,7 +182,10 @@ describe('public widget endpoints', () => {
     assert.equal(res.headers['cache-control'], 'public, max-age=86400');
     const etag = String(res.headers.etag);
     assert.match(etag, /^"[\w-]+"$/);
-    assert.ok(res.body.length > 0);
+    // The whole widget runtime, dependency-free, under 20 KB gzipped.
+    assert.match(res.body, /attachShadow\(\{ mode: 'open' \}\)/);
+    const gzipped = gzipSync(res.rawPayload, { level: 9 }).length;
+    assert.ok(gzipped < 20 * 1024, `embed.js is ${gzipped} bytes gzipped`);
     const cached = await t.request({ method: 'GET', url: `/v1/widgets/${widget.id}/embed.js`, headers: { 'if-none-match': etag } });
     assert.equal(cached.statusCode, 304);
     assert.equal(cached.body, '');
