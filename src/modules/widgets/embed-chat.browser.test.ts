@@ -11,6 +11,20 @@ import { createKbAgent, createWidget } from './test-helpers.ts';
 // the visitor opens the panel and chats (one answer from the agent's knowledge base), HTML in a
 // message stays text, and the same page on an origin the widget does not allow gets no widget.
 
+// The page's globals as the functions run by page.evaluate see them (the project compiles without the DOM library).
+interface PageElement {
+  textContent: string | null;
+  tagName: string;
+  getAttribute(name: string): string | null;
+}
+interface PageShadowRoot {
+  mode: string;
+  activeElement: PageElement | null;
+  querySelectorAll(selector: string): ArrayLike<PageElement>;
+}
+declare const document: { querySelector(selector: string): { shadowRoot: PageShadowRoot | null } | null };
+declare const window: { __widgetPwned?: number };
+
 const port = await freePort();
 const platformUrl = `http://127.0.0.1:${port}`;
 const t = await buildTestApp({ env: { PUBLIC_BASE_URL: platformUrl } });
@@ -75,7 +89,7 @@ describe('the widget in Chromium', async () => {
     await sendMessage(page, hostile);
     const shown = await page.evaluate(() => {
       const root = document.querySelector('[data-vap-widget]')?.shadowRoot;
-      return { users: Array.from(root?.querySelectorAll('.msg.user') ?? []).map((n) => n.textContent), imgs: root?.querySelectorAll('img').length, pwned: (window as { __widgetPwned?: number }).__widgetPwned };
+      return { users: Array.from(root?.querySelectorAll('.msg.user') ?? []).map((n) => n.textContent), imgs: root?.querySelectorAll('img').length, pwned: window.__widgetPwned };
     });
     assert.equal(shown.users.at(-1), hostile);
     assert.equal(shown.imgs, 0);
