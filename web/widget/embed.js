@@ -83,6 +83,7 @@ svg { width: 24px; height: 24px; fill: currentColor; }
 .msg { max-width: 85%; padding: 9px 13px; border-radius: 14px; white-space: pre-wrap; overflow-wrap: anywhere; }
 .agent { align-self: flex-start; background: #fff; border: 1px solid #e5e7eb; border-bottom-left-radius: 4px; }
 .user { align-self: flex-end; background: var(--p); color: #fff; border-bottom-right-radius: 4px; }
+.msg[data-source="voice"]::before { content: "Voice"; display: block; margin-bottom: 2px; font-size: 11px; font-weight: 600; letter-spacing: .04em; text-transform: uppercase; opacity: .65; }
 .note { align-self: center; font-size: 13px; color: #6b7280; text-align: center; }
 .typing { color: #6b7280; font-style: italic; }
 .voice { display: flex; align-items: center; gap: 10px; padding: 10px 14px; border-top: 1px solid #e5e7eb; }
@@ -137,8 +138,8 @@ textarea { flex: 1; resize: none; min-height: 42px; max-height: 120px; padding: 
     const root = el('div', { class: `root${config.theme?.position === 'bottom-left' ? ' left' : ''}`, style: `--p: ${color}` }, panel, launcher);
     shadow.append(el('style', {}, CSS), root);
 
-    function say(role, text) {
-      const node = el('div', { class: `msg ${role}` });
+    function say(role, text, source) {
+      const node = el('div', { class: `msg ${role}`, 'data-source': source });
       node.textContent = text; // never HTML
       log.append(node);
       log.scrollTop = log.scrollHeight;
@@ -337,7 +338,7 @@ registerProcessor('vap-pcm', VapPcm);
             return;
           }
           if (msg.type === 'clear') node.port.postMessage({ type: 'clear' });
-          else if (msg.type === 'transcript' && msg.final !== false && typeof msg.text === 'string') say(msg.role === 'user' ? 'user' : 'agent', msg.text);
+          else if (msg.type === 'transcript' && msg.final !== false && typeof msg.text === 'string') say(msg.role === 'user' ? 'user' : 'agent', msg.text, 'voice');
           else if (msg.type === 'end') stop('The call has ended.');
         };
         ws.onerror = () => stop('The call was interrupted.');
