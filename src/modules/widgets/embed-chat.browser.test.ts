@@ -119,6 +119,26 @@ describe('the widget in Chromium', async () => {
     await page.close();
   });
 
+  it('preview: the widget works on its own preview page, under the branding of the Host it is served on', async () => {
+    const widget = await createWidget(t, owner, { agent_id: agent.id, theme: { title: 'Ask the Blue Fern' }, allowed_origins: ['https://www.example.com'] });
+    const branding = await t.request({ method: 'PUT', url: '/v1/branding', token: owner.accessToken, workspaceId: owner.workspaceId, payload: { domain: '127.0.0.1', name: 'Blue Fern Voice', primary_color: '#2f4f3f', accent_color: '#1f2937' } });
+    assert.equal(branding.statusCode, 200, branding.body);
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    await page.goto(`${platformUrl}/v1/widgets/${widget.id}/preview`);
+    assert.equal(await page.locator('header .brand').textContent(), 'Blue Fern Voice');
+    // Same origin as the API: allowed whatever allowed_origins says, and within the page's CSP.
+    await page.getByRole('button', { name: 'Open chat: Ask the Blue Fern' }).click();
+    assert.match(await sendMessage(page, 'What time do you close in the evening?'), /ten in the evening/);
+    await page.screenshot({ path: artifact('widget-preview-1280.png'), animations: 'disabled' });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   it('adds nothing to the same page on an origin the widget does not allow', async () => {
     const widget = await createWidget(t, owner, { agent_id: agent.id, allowed_origins: ['https://www.example.com'] });
     const site = await pageServer(thirdPartyPage(embedTag(widget.id)));

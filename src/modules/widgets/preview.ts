@@ -14,7 +14,8 @@ export function previewPage(input: { widgetId: string; widgetName: string; brand
   const primary = branding?.primary_color ?? '#4f46e5';
   const accent = branding?.accent_color ?? '#0f172a';
   const logo = branding?.logo_url ? `<img class="logo" src="${escapeHtml(branding.logo_url)}" alt="${brand} logo">` : '';
-  const favicon = branding?.favicon_url ? `<link rel="icon" href="${escapeHtml(branding.favicon_url)}">` : '';
+  // No favicon: an empty one, so the browser asks the API for no /favicon.ico.
+  const favicon = `<link rel="icon" href="${branding?.favicon_url ? escapeHtml(branding.favicon_url) : 'data:,'}">`;
   const support = [
     branding?.support_email ? `<a href="mailto:${escapeHtml(branding.support_email)}">${escapeHtml(branding.support_email)}</a>` : '',
     branding?.support_url ? `<a href="${escapeHtml(branding.support_url)}" rel="noopener">Support</a>` : '',

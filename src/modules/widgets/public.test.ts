@@ -24,14 +24,16 @@ describe('public widget endpoints', () => {
       agent_name: 'Fern',
       mode: 'both',
       theme: { title: 'Ask Fern', primary_color: '#0e7490', position: 'bottom-right' },
-      // The agent's first_message, its {{variables}} left out (a visitor has none).
-      greeting: 'Hi, Fern here at. Ask me anything!',
+      // The agent's first_message needs {{company}}, which a visitor cannot give: the default line.
+      greeting: 'Hello, this is Fern. How can I help you today?',
     });
     assert.doesNotMatch(res.body, /SECRET-PROMPT/);
     assert.ok(res.headers['ratelimit-limit'], 'limited per IP like every public route');
     const patched = await t.request({ method: 'PATCH', url: `/v1/widgets/${widget.id}`, ...as(user), payload: { theme: { greeting: 'Welcome to the Blue Fern!' } } });
     assert.equal(patched.statusCode, 200);
     assert.equal((await t.request({ method: 'GET', url: `/v1/widgets/${widget.id}/config` })).json().greeting, 'Welcome to the Blue Fern!');
+    const plain = await createWidget(t, user, { agent_id: (await createCallAgent(t, user)).id });
+    assert.equal((await t.request({ method: 'GET', url: `/v1/widgets/${plain.id}/config` })).json().greeting, 'Hello, this is Ada from the bistro. How can I help?');
     for (const id of ['wdg_00000000000000000000000000', 'nope', 'wdg_\u0000']) {
       const missing = await t.request({ method: 'GET', url: `/v1/widgets/${encodeURIComponent(id)}/config` });
       assert.equal(missing.statusCode, 404, missing.body);

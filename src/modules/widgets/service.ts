@@ -209,11 +209,14 @@ export function createWidgetsService(deps: WidgetsServiceDeps) {
     requireMode,
   };
 
-  /** The widget's greeting, else its agent's first_message (its {{variables}} left out), else the engine's default line. */
+  /**
+   * The widget's greeting, else its agent's first_message when it needs no {{variables}} (a
+   * visitor has none to give), else the engine's default line naming the agent.
+   */
   function greetingOf(widget: PublicWidget): string {
     if (widget.theme.greeting) return widget.theme.greeting;
-    const first = widget.agent_first_message?.replace(/\{\{\s*[\w.]+\s*\}\}/g, '').replace(/\s+([,.!?])/g, '$1').trim();
-    return first || agentGreeting(widget.agent_name);
+    const first = widget.agent_first_message?.trim();
+    return first && !/\{\{.*?\}\}/.test(first) ? first : agentGreeting(widget.agent_name);
   }
 }
 
