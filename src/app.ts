@@ -47,6 +47,8 @@ import { createSchedulesModule, type SchedulesModule } from './modules/schedules
 import { schedulesRoutes } from './modules/schedules/routes.ts';
 import { campaignsRoutes } from './modules/campaigns/routes.ts';
 import { type CampaignsModule, createCampaignsModule } from './modules/campaigns/module.ts';
+import { widgetsRoutes } from './modules/widgets/routes.ts';
+import { brandingRoutes } from './modules/branding/routes.ts';
 import { registerDeliveryBacklogGauge } from './modules/housekeeping/backlog-gauge.ts';
 
 export interface AppInputs {
@@ -142,6 +144,8 @@ export async function buildApp(
 
   const campaigns = createCampaignsModule(platform, calls);
   await app.register(campaignsRoutes(platform, campaigns));
+  await app.register(widgetsRoutes(platform, voice.service));
+  await app.register(brandingRoutes(platform));
 
   app.addHook('onClose', async () => {
     await schedules.worker.stop();

@@ -132,7 +132,7 @@ export function createAgentsRepo() {
         .executeTakeFirst();
     },
 
-    insertConversation(db: Executor, row: { id: string; workspaceId: string; agentId: string; channel: string; variables: Record<string, string>; turns: StoredTurn[]; ended: boolean; now: Date }) {
+    insertConversation(db: Executor, row: { id: string; workspaceId: string; agentId: string; channel: string; widgetId?: string | null; visitorId?: string | null; variables: Record<string, string>; turns: StoredTurn[]; ended: boolean; now: Date }) {
       return db
         .insertInto('agent_conversations')
         .values({
@@ -140,6 +140,8 @@ export function createAgentsRepo() {
           workspace_id: row.workspaceId,
           agent_id: row.agentId,
           channel: row.channel,
+          widget_id: row.widgetId ?? null,
+          visitor_id: row.visitorId ?? null,
           variables: JSON.stringify(row.variables),
           turns: JSON.stringify(row.turns),
           ended: row.ended,

@@ -1,11 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { createDialogueEngine } from '../../engine/index.ts';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import { IdParams, NoContent } from '../../platform/http/schemas.ts';
 import type { Platform } from '../../platform/platform.ts';
-import { knowledgeOf } from '../knowledge-base/knowledge.ts';
-import { createFunctionCaller } from './functions.ts';
-import { createAgentsRepo } from './repo.ts';
+import { agentsServiceOf } from './module.ts';
 import {
   Agent,
   AgentCreate,
@@ -22,25 +19,13 @@ import {
   WebhookTestResult,
 } from './schemas.ts';
 import { ListOf } from '../../platform/http/schemas.ts';
-import { createAgentsService } from './service.ts';
 
 const AgentParams = IdParams('Agent id (agent_…)');
 const tags = ['agents'];
 const write = { access: { auth: 'workspace', scope: 'write' } } as const;
 const read = { access: { auth: 'workspace', scope: 'read-only' } } as const;
 export function agentsRoutes(platform: Platform): FastifyPluginAsyncTypebox {
-  const { config, db, clock } = platform;
-  const knowledge = knowledgeOf(platform).search;
-  const service = createAgentsService({
-    db,
-    clock,
-    config,
-    repo: createAgentsRepo(),
-    tts: platform.providers.tts,
-    functions: createFunctionCaller({ outbound: platform.outbound, clock }),
-    events: platform.events,
-    engineFor: (agent, functions) => createDialogueEngine({ llm: platform.providers.llmFor(agent.llm), knowledge, functions }),
-  });
+  const service = agentsServiceOf(platform);
 
   return async (app) => {
     app.post(

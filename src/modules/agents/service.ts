@@ -40,6 +40,15 @@ export const PREVIOUS_SECRET_TTL_MS = 24 * 3_600_000;
 /** Turns kept in one chat conversation; a longer one must start over. */
 export const MAX_CONVERSATION_TURNS = 200;
 
+/** Where a chat conversation comes from: the API's chat test, or a widget (and its visitor). */
+export interface ConversationOrigin {
+  channel: 'api' | 'widget';
+  widgetId?: string;
+  visitorId?: string;
+  /** The greeting the visitor was shown, kept as the first turn (default: the agent's). */
+  greeting?: string;
+}
+
 export interface AgentsServiceDeps {
   db: Database;
   clock: Clock;
@@ -267,6 +276,63 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     return { ...presentAgent(row), webhook_secret: secret };
   }
 
+  /**
+   * One message to the agent and its reply, the conversation kept (the API's chat test and the
+   * widgets' public chat). A conversation continues only through the channel and widget it began in.
+   */
+  async function converse(workspaceId: string, id: string, body: ChatBody, via: ConversationOrigin): Promise<ChatReply> {
+    const row = await repo.find(db, workspaceId, id);
+    if (!row) throw notFound('agent');
+    const agent = engineAgentOf(row);
+    const incoming = Object.fromEntries(Object.entries(body.variables ?? {}).map(([k, v]) => [k, String(v)]));
+    const found = body.conversation_id ? await repo.findConversation(db, workspaceId, row.id, body.conversation_id) : undefined;
+    const conversation = found && found.channel === via.channel && found.widget_id === (via.widgetId ?? null) ? found : undefined;
+    if (body.conversation_id && !conversation) throw notFound('conversation');
+    if (conversation?.ended) throw invalidState('this conversation has ended; start a new one without conversation_id');
+    if (conversation && conversation.turns.length >= MAX_CONVERSATION_TURNS) {
+      throw invalidState(`a conversation holds at most ${MAX_CONVERSATION_TURNS} turns; start a new one`);
+    }
+    const conversationId = conversation?.id ?? newId('conv');
+    const variables = { ...(conversation?.variables ?? {}), ...incoming };
+    const engine = deps.engineFor(agent, deps.functions.invokerFor({ agentId: row.id, secret: row.webhook_secret, conversationId }));
+
+    const now = () => clock.now().toISOString();
+    const newTurns: StoredTurn[] = [];
+    let history: Turn[] = (conversation?.turns ?? []).map((t) => ({ role: t.role, text: t.text }));
+    if (!conversation) {
+      const greeting: Turn = via.greeting ? { role: 'agent', text: via.greeting } : engine.greet(agent, variables);
+      if (greeting.text) {
+        newTurns.push({ ...greeting, at: now() });
+        history = [greeting];
+      }
+    }
+    // The engine may call the LLM and functions over the network: no transaction is open here.
+    const result = await engine.respond({ workspaceId, agent, history, userText: body.message, variables }).catch((error) => {
+      // The model server failed (down, refused our key, answered garbage): the caller's request was fine.
+      if (error instanceof LlmError) throw new AppError('upstream_error', `the language model did not answer: ${error.message}`);
+      throw error;
+    });
+    newTurns.push({ role: 'user', text: body.message, at: now() }, { role: 'agent', text: result.reply, at: now() });
+
+    if (conversation) {
+      await repo.appendToConversation(db, workspaceId, conversation.id, { turns: newTurns, variables, ended: result.ended, now: clock.now() });
+    } else {
+      await repo.insertConversation(db, {
+        id: conversationId,
+        workspaceId,
+        agentId: row.id,
+        channel: via.channel,
+        widgetId: via.widgetId ?? null,
+        visitorId: via.visitorId ?? null,
+        variables,
+        turns: newTurns,
+        ended: result.ended,
+        now: clock.now(),
+      });
+    }
+    return { conversation_id: conversationId, reply: result.reply, actions: result.actions as ChatReply['actions'], ended: result.ended };
+  }
+
   return {
     async create(ctx: WorkspaceContext, body: AgentCreate): Promise<AgentWithSecret> {
       const values = (await validate(ctx, valuesForCreate(body))) as AgentValues;
@@ -350,53 +416,10 @@ export function createAgentsService(deps: AgentsServiceDeps) {
     },
 
     async chat(ctx: WorkspaceContext, id: string, body: ChatBody): Promise<ChatReply> {
-      const row = await mustFind(ctx, id);
-      const agent = engineAgentOf(row);
-      const incoming = Object.fromEntries(Object.entries(body.variables ?? {}).map(([k, v]) => [k, String(v)]));
-      const conversation = body.conversation_id ? await repo.findConversation(db, ctx.workspaceId, row.id, body.conversation_id) : undefined;
-      if (body.conversation_id && !conversation) throw notFound('conversation');
-      if (conversation?.ended) throw invalidState('this conversation has ended; start a new one without conversation_id');
-      if (conversation && conversation.turns.length >= MAX_CONVERSATION_TURNS) {
-        throw invalidState(`a conversation holds at most ${MAX_CONVERSATION_TURNS} turns; start a new one`);
-      }
-      const conversationId = conversation?.id ?? newId('conv');
-      const variables = { ...(conversation?.variables ?? {}), ...incoming };
-      const engine = deps.engineFor(agent, deps.functions.invokerFor({ agentId: row.id, secret: row.webhook_secret, conversationId }));
-
-      const now = () => clock.now().toISOString();
-      const newTurns: StoredTurn[] = [];
-      let history: Turn[] = (conversation?.turns ?? []).map((t) => ({ role: t.role, text: t.text }));
-      if (!conversation) {
-        const greeting = engine.greet(agent, variables);
-        if (greeting.text) {
-          newTurns.push({ ...greeting, at: now() });
-          history = [greeting];
-        }
-      }
-      // The engine may call the LLM and functions over the network: no transaction is open here.
-      const result = await engine.respond({ workspaceId: ctx.workspaceId, agent, history, userText: body.message, variables }).catch((error) => {
-        // The model server failed (down, refused our key, answered garbage): the caller's request was fine.
-        if (error instanceof LlmError) throw new AppError('upstream_error', `the language model did not answer: ${error.message}`);
-        throw error;
-      });
-      newTurns.push({ role: 'user', text: body.message, at: now() }, { role: 'agent', text: result.reply, at: now() });
-
-      if (conversation) {
-        await repo.appendToConversation(db, ctx.workspaceId, conversation.id, { turns: newTurns, variables, ended: result.ended, now: clock.now() });
-      } else {
-        await repo.insertConversation(db, {
-          id: conversationId,
-          workspaceId: ctx.workspaceId,
-          agentId: row.id,
-          channel: 'api',
-          variables,
-          turns: newTurns,
-          ended: result.ended,
-          now: clock.now(),
-        });
-      }
-      return { conversation_id: conversationId, reply: result.reply, actions: result.actions as ChatReply['actions'], ended: result.ended };
+      return converse(ctx.workspaceId, id, body, { channel: 'api' });
     },
+
+    converse,
   };
 }
 

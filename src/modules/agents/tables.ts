@@ -67,6 +67,9 @@ export interface AgentConversationsTable {
   turns: Json<StoredTurn[]>;
   /** The agent ended or transferred the conversation. */
   ended: boolean;
+  /** Widget conversations (migration 0012): the widget and the visitor it came from. */
+  widget_id: string | null;
+  visitor_id: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -75,7 +75,12 @@ export function createVoiceService(deps: VoiceDeps) {
     });
   });
 
-  async function create(workspaceId: string, body: { agent_id: string; external_user_id?: string; metadata?: Record<string, unknown> }) {
+  /**
+   * `builtin`: the session uses the built-in media WebSocket even when LiveKit is configured (the
+   * widget's dependency-free script speaks only that protocol).
+   */
+  async function create(workspaceId: string, body: { agent_id: string; external_user_id?: string; metadata?: Record<string, unknown> }, options: { builtin?: boolean } = {}) {
+    const room = options.builtin ? undefined : realtime;
     const agent = await requireCallAgent(db, workspaceId, body.agent_id);
     await requireFunds(db, workspaceId, 'start voice sessions');
     const id = newId('vs');
@@ -83,9 +88,9 @@ export function createVoiceService(deps: VoiceDeps) {
     const now = clock.now();
     const expiresAt = new Date(now.getTime() + config.mediaTokenTtlSeconds * 1000);
     let token: string;
-    if (realtime) {
-      await realtime.createRoom(id, { emptyTimeoutSeconds: config.mediaTokenTtlSeconds, maxParticipants: 2 });
-      token = await realtime.mintToken({ roomName: id, identity: externalUserId, ttlSeconds: config.mediaTokenTtlSeconds });
+    if (room) {
+      await room.createRoom(id, { emptyTimeoutSeconds: config.mediaTokenTtlSeconds, maxParticipants: 2 });
+      token = await room.mintToken({ roomName: id, identity: externalUserId, ttlSeconds: config.mediaTokenTtlSeconds });
     } else {
       token = randomToken('mt_', 32);
     }
@@ -98,7 +103,7 @@ export function createVoiceService(deps: VoiceDeps) {
         direction: 'web',
         from_number: externalUserId,
         to_number: null,
-        provider: realtime ? 'livekit' : 'web',
+        provider: room ? 'livekit' : 'web',
         metadata: body.metadata ?? {},
         simulation: null,
       });
@@ -112,7 +117,7 @@ export function createVoiceService(deps: VoiceDeps) {
           room_name: id,
           external_user_id: externalUserId,
           metadata: JSON.stringify(body.metadata ?? {}),
-          transport: realtime ? 'livekit' : 'builtin',
+          transport: room ? 'livekit' : 'builtin',
           token_hash: sha256Hex(token),
           status: 'active',
           expires_at: expiresAt,
@@ -122,7 +127,7 @@ export function createVoiceService(deps: VoiceDeps) {
         .execute();
     });
     const row = await sessionOf(workspaceId, id);
-    if (realtime && config.livekit.agentJoins) void joinRoomAsAgent(row).catch((error) => platform.logger.error({ err: error, sessionId: id }, 'the agent could not join the LiveKit room'));
+    if (room && config.livekit.agentJoins) void joinRoomAsAgent(row).catch((error) => platform.logger.error({ err: error, sessionId: id }, 'the agent could not join the LiveKit room'));
     return { row, token };
   }
 

@@ -18,6 +18,11 @@ import type { ScheduleTables } from '../../modules/schedules/tables.ts';
 // The whole database as Kysely sees it: each module declares its own tables and this file joins them.
 export interface DB extends FoundationTables, WebhookTables, AgentTables, KnowledgeBaseTables, CallTables, PhoneNumberTables, PaymentTables, VoiceTables, BlobTables, ScheduleTables {}
 export interface DB extends FoundationTables, WebhookTables, AgentTables, KnowledgeBaseTables, CallTables, PhoneNumberTables, PaymentTables, VoiceTables, CampaignTables, BlobTables {}
+import type { WidgetTables } from '../../modules/widgets/tables.ts';
+import type { BrandingTables } from '../../modules/branding/tables.ts';
+
+// The whole database as Kysely sees it: each module declares its own tables and this file joins them.
+export interface DB extends FoundationTables, WebhookTables, AgentTables, KnowledgeBaseTables, CallTables, PhoneNumberTables, PaymentTables, VoiceTables, BlobTables, WidgetTables, BrandingTables {}
 
 export type Database = Kysely<DB>;
 /** A repository method takes this so it can run inside the caller's transaction. */

@@ -10,6 +10,7 @@ import * as payments from './0008_payments.ts';
 import * as voiceSessions from './0009_voice_sessions.ts';
 import * as campaigns from './0010_campaigns.ts';
 import * as schedules from './0011_schedules.ts';
+import * as widgets from './0012_widgets.ts';
 import * as publicUtilities from './0013_public.ts';
 
 // One migration set for PGlite and PostgreSQL, applied in name order at start-up.
@@ -26,5 +27,6 @@ export const migrations: Record<string, Migration> = {
   '0009_voice_sessions': voiceSessions,
   '0010_campaigns': campaigns,
   '0011_schedules': schedules,
+  '0012_widgets': widgets,
   '0013_public': publicUtilities,
 };
