@@ -83,6 +83,7 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const platform = createPlatform({ ...inputs, logger: app.log });
+  await platform.gate.ready();
   inputs.instrument?.(app);
 
   app.addHook('onRequest', async (request, reply) => {
@@ -134,6 +135,7 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
     await voice.worker.stop();
     await voice.service.close();
     await platform.keyUsage.flush();
+    await platform.gate.close();
     await platform.outbound.close();
     await platform.cpu.close();
   });
