@@ -60,6 +60,18 @@ export interface AppInputs {
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+// Request ids (req_ + 20 hex): a random prefix per process (48 bits) and a counter (32 bits), unique
+// across instances without a randomBytes call per request; a new prefix when the counter wraps.
+let requestIdPrefix = `req_${randomBytes(6).toString('hex')}`;
+let requestCount = 0;
+function nextRequestId(): string {
+  if (requestCount === 0xffffffff) {
+    requestIdPrefix = `req_${randomBytes(6).toString('hex')}`;
+    requestCount = 0;
+  }
+  return `${requestIdPrefix}${(++requestCount).toString(16).padStart(8, '0')}`;
+}
+
 /** TRUST_PROXY as a hop count: trust that many proxies nearest to this server. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
@@ -76,9 +88,11 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
     // Behind a reverse proxy, X-Forwarded-For names the client (per-IP limits, audit ip) only when trusted.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     requestIdHeader: false,
+    // One log line per request, when it completes (below), instead of Fastify's two.
+    disableRequestLogging: true,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `req_${randomBytes(10).toString('hex')}`;
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : nextRequestId();
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -86,8 +100,13 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   await platform.gate.ready();
   inputs.instrument?.(app);
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    done();
   });
   registerValidation(app);
   registerErrorHandling(app);

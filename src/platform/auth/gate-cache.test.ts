@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { buildTestApp, type TestApp } from '../../../test/support/app.ts';
 import { closeAtEnd } from '../../../test/support/cleanup.ts';
-import { testDatabase } from '../../../test/support/database.ts';
+import { testDatabase, usingPostgres } from '../../../test/support/database.ts';
 import { createApiKey, signUp, type TestUser } from '../../../test/support/fixtures.ts';
 import { addMember } from '../../modules/invitations/testing.ts';
 import { manualClock } from '../clock.ts';
@@ -161,5 +161,36 @@ describe('the gate cache safety net', () => {
     assert.equal((await app.request({ method: 'GET', url: '/v1/agents', token: key.key })).statusCode, 200);
     await sql`update api_keys set revoked_at = now() where id = ${key.id}`.execute(app.platform.db);
     assert.equal((await app.request({ method: 'GET', url: '/v1/agents', token: key.key })).statusCode, 401);
+  });
+});
+
+/** Waits (bounded) until `condition` holds. */
+async function until(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('the gate cache and its LISTEN connection', { skip: !usingPostgres() && 'PostgreSQL only (TEST_DATABASE_URL)' }, () => {
+  it('forgets everything when the connection drops, serves nothing until it listens again, then caches again', async (t) => {
+    const database = await otherHandle();
+    const app = await buildTestApp({ t, database });
+    const owner = await signUp(app);
+    const key = await createApiKey(app, owner, 'write');
+    const hash = sha256Hex(key.key);
+    const agents = () => app.request({ method: 'GET', url: '/v1/agents', token: key.key });
+    assert.equal((await agents()).statusCode, 200);
+    assert.ok(app.platform.gate.cache.key(hash));
+
+    const channel = `auth_gate_${database.schema}`;
+    const killed = await sql<{ pid: number }>`select pg_terminate_backend(pid) as ok, pid from pg_stat_activity where query = ${`LISTEN ${channel}`}`.execute(database.db);
+    assert.ok(killed.rows.length >= 1);
+    await until(() => !app.platform.gate.serving, 'the loss is noticed');
+    assert.equal(app.platform.gate.cache.size, 0, 'nothing kept from before the loss');
+    await until(() => app.platform.gate.serving, 'listening again');
+    assert.equal((await agents()).statusCode, 200);
+    assert.ok(app.platform.gate.cache.key(hash), 'cached again');
   });
 });

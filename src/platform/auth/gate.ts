@@ -25,6 +25,10 @@ export function createGate(deps: { database: DatabaseHandle; clock: Clock; logge
       await joined.started;
       await joined.bus.ready(READY_TIMEOUT_MS);
     },
+    /** The cache may serve verdicts now (false while its LISTEN connection is down). */
+    get serving(): boolean {
+      return joined.bus.trusted;
+    },
     close: () => joined.leave(),
   };
 }
