@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import cors from '@fastify/cors';
 import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import { registerAuditTrail } from './platform/audit.ts';
@@ -72,6 +72,15 @@ function nextRequestId(): string {
   return `${requestIdPrefix}${(++requestCount).toString(16).padStart(8, '0')}`;
 }
 
+/** One log line per request, when it completes (with the request's fields), instead of Fastify's two. */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
+}
+
 /** TRUST_PROXY as a hop count: trust that many proxies nearest to this server. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
@@ -88,8 +97,7 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
     // Behind a reverse proxy, X-Forwarded-For names the client (per-IP limits, audit ip) only when trusted.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     requestIdHeader: false,
-    // One log line per request, when it completes (below), instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: new OneLinePerRequest(),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : nextRequestId();
@@ -102,10 +110,6 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
-    done();
-  });
-  app.addHook('onResponse', (request, reply, done) => {
-    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     done();
   });
   registerValidation(app);
