@@ -147,7 +147,14 @@ function createGateBus(database: DatabaseHandle, logger: FastifyBaseLogger) {
       timer = setTimeout(() => resolve(false), ACK_TIMEOUT_MS);
     });
     try {
-      await send({ t: 'inv', i: instance, n: nonce, e: events });
+      try {
+        await send({ t: 'inv', i: instance, n: nonce, e: events });
+      } catch (err) {
+        // The change has committed and this instance's caches dropped the entries: the caller's
+        // request succeeded. Other instances keep theirs until AUTH_CACHE_TTL_SECONDS.
+        logger.warn({ err }, 'auth cache: NOTIFY of an invalidation failed; other instances drop their entries when they expire');
+        return;
+      }
       if (!(await finished)) {
         const publication = publications.get(nonce);
         const silent = [...(publication?.waiting ?? peers)].filter((peer) => !publication?.acked.has(peer));
