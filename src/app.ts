@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import cors from '@fastify/cors';
 import websocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import { registerAuditTrail } from './platform/audit.ts';
@@ -68,6 +68,27 @@ export interface AppInputs {
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+// Request ids (req_ + 20 hex): a random prefix per process (48 bits) and a counter (32 bits), unique
+// across instances without a randomBytes call per request; a new prefix when the counter wraps.
+let requestIdPrefix = `req_${randomBytes(6).toString('hex')}`;
+let requestCount = 0;
+function nextRequestId(): string {
+  if (requestCount === 0xffffffff) {
+    requestIdPrefix = `req_${randomBytes(6).toString('hex')}`;
+    requestCount = 0;
+  }
+  return `${requestIdPrefix}${(++requestCount).toString(16).padStart(8, '0')}`;
+}
+
+/** One log line per request, when it completes (with the request's fields), instead of Fastify's two. */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
+}
+
 /** TRUST_PROXY as a hop count: trust that many proxies nearest to this server. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
@@ -86,17 +107,20 @@ export async function buildApp(
     // Behind a reverse proxy, X-Forwarded-For names the client (per-IP limits, audit ip) only when trusted.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     requestIdHeader: false,
+    logController: new OneLinePerRequest(),
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : `req_${randomBytes(10).toString('hex')}`;
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : nextRequestId();
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const platform = createPlatform({ ...inputs, logger: app.log });
+  await platform.gate.ready();
   inputs.instrument?.(app);
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
   registerValidation(app);
   registerErrorHandling(app);
@@ -155,6 +179,7 @@ export async function buildApp(
     await voice.worker.stop();
     await voice.service.close();
     await platform.keyUsage.flush();
+    await platform.gate.close();
     await platform.outbound.close();
     await platform.cpu.close();
   });

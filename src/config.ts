@@ -162,6 +162,8 @@ export function loadConfig(env: Env = process.env) {
       jwtSecret,
       accessTokenTtlSeconds: int(env, 'ACCESS_TOKEN_TTL_SECONDS', 3600, 1, 86_400 * 30),
       refreshTokenTtlSeconds: int(env, 'REFRESH_TOKEN_TTL_SECONDS', 30 * 86_400, 60, 86_400 * 365),
+      /** How long the gate keeps a verified credential (safety net: changes invalidate at once); 0 turns the cache off. */
+      cacheTtlSeconds: int(env, 'AUTH_CACHE_TTL_SECONDS', 30, 0, 3600),
     },
     signupCreditUsd: decimal(env, 'SIGNUP_CREDIT_USD', 10, 0, 1_000_000),
     rateLimit: {

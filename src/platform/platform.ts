@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import { createAuditWriter } from './audit.ts';
 import { createApiKeyUsageRecorder } from './auth/api-key-usage.ts';
+import { createGate } from './auth/gate.ts';
 import { createJwtSigner } from './auth/jwt.ts';
 import type { Clock } from './clock.ts';
 import { createCpuPool } from './cpu-pool.ts';
@@ -42,6 +43,8 @@ export function createPlatform(inputs: PlatformInputs) {
     logger,
     redis: inputs.redis,
     audit,
+    /** The request gate's verdict cache and its invalidation (publish after a change commits). */
+    gate: createGate({ database, clock, logger, ttlSeconds: config.auth.cacheTtlSeconds }),
     jwt: createJwtSigner(inputs.jwtSecret, config.auth.accessTokenTtlSeconds),
     mailer: inputs.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir }),
     keyUsage: createApiKeyUsageRecorder({ db, clock, audit, onError: (err) => logger.warn({ err }, 'usage bookkeeping failed') }),

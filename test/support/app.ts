@@ -14,6 +14,7 @@ import type { SchedulesModule } from '../../src/modules/schedules/module.ts';
 import type { CampaignsModule } from '../../src/modules/campaigns/module.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Clock } from '../../src/platform/clock.ts';
+import type { DatabaseHandle } from '../../src/platform/db/database.ts';
 import { createLogger } from '../../src/platform/logging.ts';
 import type { Platform } from '../../src/platform/platform.ts';
 import { randomToken } from '../../src/platform/secrets.ts';
@@ -81,12 +82,16 @@ export async function buildTestApp(
     instrument?: (app: FastifyInstance) => void;
     /** Adapters replacing the configured ones. */
     providers?: Partial<Providers>;
+    /** Another handle on the file's database (a second instance); default the file's own. */
+    database?: DatabaseHandle;
+    /** The access-token key (instances of one deployment share it); default a new one. */
+    jwtSecret?: string;
   } = {},
 ): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-data-'));
   const config = loadConfig({ ...DEFAULT_ENV, DATA_DIR: dataDir, ...options.env });
-  const database = await testDatabase();
-  const jwtSecret = randomToken('', 32);
+  const database = options.database ?? (await testDatabase());
+  const jwtSecret = options.jwtSecret ?? randomToken('', 32);
   // Every test app logs at debug into the suite's log file, scanned for secrets after the suite
   // (test/log-secrets.check.ts); without one (a bare `node --test`) it logs nothing but to `logTo`.
   const streams = [suiteLogDestination(), options.logTo].filter((stream): stream is DestinationStream => stream !== undefined);

@@ -1,5 +1,6 @@
 import type { WorkspaceContext } from '../../platform/auth/access.ts';
 import { generateApiKey } from '../../platform/auth/api-key-format.ts';
+import type { GatePublisher } from '../../platform/auth/gate.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Database } from '../../platform/db/schema.ts';
 import { notFound } from '../../platform/errors.ts';
@@ -9,13 +10,15 @@ import type { ApiKeyRow, ApiKeysRepo } from './repo.ts';
 import type { ApiKey, ApiKeyCreate, ApiKeyListQuery, ApiKeyUpdate, ApiKeyWithSecret } from './schemas.ts';
 
 // API keys of a workspace: created with a user's JWT (owner/admin), shown once, stored as
-// SHA-256, revoked at once. The request gate looks keys up by hash on every request and checks
-// revoked_at, so a revocation takes effect on the next request on every instance.
+// SHA-256, revoked at once. The request gate keeps verified keys in memory (gate-cache.ts): a
+// revocation or rename tells it after the commit, and every instance drops the key before the
+// request returns, so the key's next request is a 401 on every instance.
 
 export interface ApiKeysServiceDeps {
   db: Database;
   clock: Clock;
   apiKeys: ApiKeysRepo;
+  gate: GatePublisher;
 }
 
 const iso = (value: Date | string) => new Date(value).toISOString();
@@ -35,7 +38,7 @@ export function presentApiKey(row: ApiKeyRow): ApiKey {
 }
 
 export function createApiKeysService(deps: ApiKeysServiceDeps) {
-  const { db, clock, apiKeys } = deps;
+  const { db, clock, apiKeys, gate } = deps;
 
   return {
     async create(ctx: WorkspaceContext, body: ApiKeyCreate): Promise<ApiKeyWithSecret> {
@@ -69,12 +72,15 @@ export function createApiKeysService(deps: ApiKeysServiceDeps) {
     async update(ctx: WorkspaceContext, id: string, body: ApiKeyUpdate): Promise<ApiKey> {
       const row = await apiKeys.rename(db, ctx.workspaceId, id, body.name);
       if (!row) throw notFound('API key');
+      // The gate keeps the key's name (the audit trail's actor name).
+      await gate.publish([{ kind: 'key', id }]);
       return presentApiKey(row);
     },
 
     async revoke(ctx: WorkspaceContext, id: string): Promise<void> {
       const row = await apiKeys.revoke(db, ctx.workspaceId, id, clock.now());
       if (!row) throw notFound('API key');
+      await gate.publish([{ kind: 'key', id }]);
     },
   };
 }

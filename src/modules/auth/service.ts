@@ -1,4 +1,5 @@
 import type { Config } from '../../config.ts';
+import type { GatePublisher } from '../../platform/auth/gate.ts';
 import type { JwtSigner } from '../../platform/auth/jwt.ts';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../platform/auth/passwords.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -39,6 +40,8 @@ export interface AuthServiceDeps {
   users: UsersRepo;
   workspaces: Pick<WorkspacesRepo, 'insertWithOwner'>;
   wallet: Pick<WalletRepo, 'create' | 'applyEntry'>;
+  /** Told after each commit that ends a session or changes what the gate caches of a user. */
+  gate: GatePublisher;
 }
 
 export interface ClientInfo {
@@ -58,7 +61,7 @@ export function presentUser(row: Pick<UsersTable, 'id' | 'email' | 'name'> & { e
 }
 
 export function createAuthService(deps: AuthServiceDeps) {
-  const { db, clock, jwt, mailer, config, users } = deps;
+  const { db, clock, jwt, mailer, config, users, gate } = deps;
   const invalidCredentials = () => new AppError('unauthorized', 'email or password is incorrect');
   // One answer for unknown, expired, revoked and reused refresh tokens: the client must log in again.
   const invalidRefreshToken = () => new AppError('invalid_token', 'the refresh token is invalid, expired or revoked; log in again');
@@ -154,7 +157,7 @@ export function createAuthService(deps: AuthServiceDeps) {
      */
     async refresh(body: RefreshBody): Promise<TokenPair> {
       const tokenHash = sha256Hex(body.refresh_token);
-      const outcome = await db.transaction().execute(async (tx): Promise<{ pair: TokenPair } | { error: 'invalid' | 'reused' }> => {
+      const outcome = await db.transaction().execute(async (tx): Promise<{ pair: TokenPair } | { error: 'invalid' } | { error: 'reused'; sessionId: string }> => {
         const now = clock.now();
         const row = await users.findRefreshToken(tx, tokenHash);
         if (!row) return { error: 'invalid' };
@@ -165,18 +168,22 @@ export function createAuthService(deps: AuthServiceDeps) {
         const claimed = row.used_at === null ? await users.claimRefreshToken(tx, tokenHash, now) : undefined;
         if (!claimed) {
           await users.revokeSession(tx, row.user_id, row.session_id, now, 'refresh_token_reuse');
-          return { error: 'reused' };
+          return { error: 'reused', sessionId: row.session_id };
         }
         await users.touchSession(tx, row.session_id, now);
         return { pair: await issueTokens(tx, row.user_id, row.session_id, new Date(row.session_expires_at)) };
       });
       // Thrown after the commit, so a reuse's revocation is kept.
-      if ('error' in outcome) throw invalidRefreshToken();
+      if ('error' in outcome) {
+        if (outcome.error === 'reused') await gate.publish([{ kind: 'session', id: outcome.sessionId }]);
+        throw invalidRefreshToken();
+      }
       return outcome.pair;
     },
 
     async logout(userId: string, sessionId: string): Promise<void> {
       await users.revokeSession(db, userId, sessionId, clock.now(), 'logout');
+      await gate.publish([{ kind: 'session', id: sessionId }]);
     },
 
     async me(userId: string): Promise<User> {
@@ -209,6 +216,8 @@ export function createAuthService(deps: AuthServiceDeps) {
         await users.spendEmailTokens(tx, userId, ['verify_email', 'password_reset'], now);
         return { updated, mail: await mailToken(tx, updated, 'verify_email') };
       });
+      // The gate keeps the user's email and name with their sessions.
+      await gate.publish([{ kind: 'user', id: userId }]);
       if (mail) {
         await mail.send();
         await notify(
@@ -232,6 +241,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         await users.revokeAllSessions(tx, userId, now, 'password_changed', sessionId);
         await users.spendEmailTokens(tx, userId, ['password_reset'], now);
       });
+      await gate.publish([{ kind: 'user', id: userId }]);
       await notify(user.email, 'password_changed', 'Your password was changed', 'The password of your account was changed and your other sessions were signed out.\nIf this was not you, reset your password now.\n');
     },
 
@@ -262,6 +272,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         return user;
       });
       if (!user) throw badMailedToken();
+      await gate.publish([{ kind: 'user', id: user.id }]);
       await notify(user.email, 'password_changed', 'Your password was reset', 'The password of your account was reset and every session was signed out.\nIf this was not you, contact support.\n');
     },
 
@@ -301,6 +312,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       // Another user's session, an unknown id and an ended session are all simply not found.
       const revoked = await users.revokeSession(db, userId, sessionId, clock.now(), 'revoked_by_user');
       if (!revoked) throw notFound('session');
+      await gate.publish([{ kind: 'session', id: sessionId }]);
     },
   };
 }

@@ -1,4 +1,5 @@
 import { type Principal, ROLE_SCOPE, type Role, scopeAllows, type WorkspaceContext } from '../../platform/auth/access.ts';
+import type { GatePublisher } from '../../platform/auth/gate.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Database } from '../../platform/db/schema.ts';
 import type { WorkspacesTable } from '../../platform/db/foundation-tables.ts';
@@ -15,6 +16,8 @@ export interface WorkspacesServiceDeps {
   workspaces: WorkspacesRepo;
   wallet: Pick<WalletRepo, 'create'>;
   config: { calls: { maxConcurrent: number } };
+  /** Told after each commit that removes a member, changes a role or deletes a workspace. */
+  gate: GatePublisher;
 }
 
 type UserPrincipal = Principal & { type: 'user' };
@@ -63,7 +66,7 @@ const onlyOwnersManageOwners = () => forbidden('only an owner can grant the owne
 const lastOwner = () => conflict('the workspace must keep at least one owner; make another member owner first');
 
 export function createWorkspacesService(deps: WorkspacesServiceDeps) {
-  const { db, clock, workspaces } = deps;
+  const { db, clock, workspaces, gate } = deps;
   const maxCalls = deps.config.calls.maxConcurrent;
 
   return {
@@ -107,6 +110,7 @@ export function createWorkspacesService(deps: WorkspacesServiceDeps) {
         }
         await workspaces.delete(tx, ctx.workspaceId);
       });
+      await gate.publish([{ kind: 'workspace', id: ctx.workspaceId }]);
     },
 
     async listMembers(ctx: WorkspaceContext, query: { limit?: number; cursor?: string }): Promise<Page<Member>> {
@@ -127,7 +131,7 @@ export function createWorkspacesService(deps: WorkspacesServiceDeps) {
 
     /** Owners grant and change the owner role; admins manage everyone else. The last owner stays. */
     async updateMember(ctx: WorkspaceContext, userId: string, body: MemberUpdate): Promise<Member> {
-      return db.transaction().execute(async (tx) => {
+      const member = await db.transaction().execute(async (tx) => {
         if (!(await workspaces.lock(tx, ctx.workspaceId))) throw notFound('workspace');
         const target = await workspaces.findMember(tx, ctx.workspaceId, userId);
         if (!target) throw notFound('member');
@@ -138,6 +142,8 @@ export function createWorkspacesService(deps: WorkspacesServiceDeps) {
         if (target.role !== body.role) await workspaces.updateRole(tx, ctx.workspaceId, userId, body.role, clock.now());
         return presentMember({ ...target, role: body.role });
       });
+      await gate.publish([{ kind: 'member', workspaceId: ctx.workspaceId, userId }]);
+      return member;
     },
 
     /** Admins remove members (owners also remove owners); any member may remove themselves (leave). */
@@ -156,6 +162,7 @@ export function createWorkspacesService(deps: WorkspacesServiceDeps) {
         }
         await workspaces.deleteMember(tx, ctx.workspaceId, userId);
       });
+      await gate.publish([{ kind: 'member', workspaceId: ctx.workspaceId, userId }]);
     },
   };
 }

@@ -7,6 +7,8 @@ import { sha256Hex } from '../secrets.ts';
 import { type Access, type Principal, ROLE_SCOPE, scopeAllows, type WorkspaceContext } from './access.ts';
 import { isWellFormedApiKey, looksLikeApiKey } from './api-key-format.ts';
 import type { ApiKeyUsageRecorder } from './api-key-usage.ts';
+import type { Gate } from './gate.ts';
+import type { KeyVerdict, MembershipVerdict, SessionVerdict } from './gate-cache.ts';
 import type { JwtSigner } from './jwt.ts';
 
 // The request gate, run as onRequest (before the body is read, so an unauthenticated request
@@ -19,6 +21,7 @@ export interface AuthenticationDeps {
   clock: Clock;
   rateLimiter: RateLimiter;
   keyUsage: ApiKeyUsageRecorder;
+  gate: Pick<Gate, 'cache'>;
 }
 
 const BEARER = /^Bearer\s+(\S+)$/i;
@@ -35,6 +38,7 @@ function bearerToken(request: FastifyRequest): string {
 
 export function registerAuthentication(app: FastifyInstance, deps: AuthenticationDeps) {
   const { db, jwt, clock, rateLimiter, keyUsage } = deps;
+  const cache = deps.gate.cache;
 
   async function limit(reply: FastifyReply, bucket: 'principal' | 'ip' | 'demo', key: string) {
     const result = await rateLimiter.consume(bucket, key);
@@ -44,35 +48,76 @@ export function registerAuthentication(app: FastifyInstance, deps: Authenticatio
     }
   }
 
-  async function apiKeyPrincipal(request: FastifyRequest, token: string): Promise<Principal & { type: 'api_key' }> {
-    const invalid = new AppError('unauthorized', 'the API key is invalid or revoked', { headers: WWW_AUTHENTICATE });
-    if (!isWellFormedApiKey(token)) throw invalid;
+  const invalidKey = () => new AppError('unauthorized', 'the API key is invalid or revoked', { headers: WWW_AUTHENTICATE });
+  const endedSession = () =>
+    new AppError('invalid_token', 'the session of this access token has ended; log in again', {
+      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+    });
+
+  /** The key's verdict: from the cache, else one indexed lookup by hash (kept when valid). */
+  async function keyVerdict(hash: string): Promise<KeyVerdict | undefined> {
+    const cached = cache.key(hash);
+    if (cached) return cached;
+    const since = cache.generation;
     const row = await db
       .selectFrom('api_keys')
       .select(['id', 'name', 'workspace_id', 'scope', 'revoked_at'])
-      .where('key_hash', '=', sha256Hex(token))
+      .where('key_hash', '=', hash)
       .executeTakeFirst();
-    if (!row || row.revoked_at) throw invalid;
-    keyUsage.noteUse({ keyId: row.id, keyName: row.name, workspaceId: row.workspace_id, ip: request.ip, userAgent: request.headers['user-agent'] ?? null, requestId: String(request.id) });
-    return { type: 'api_key', keyId: row.id, keyName: row.name, workspaceId: row.workspace_id, scope: row.scope };
+    if (!row || row.revoked_at) return undefined;
+    const verdict: KeyVerdict = { id: row.id, name: row.name, workspaceId: row.workspace_id, scope: row.scope };
+    cache.putKey(hash, verdict, since);
+    return verdict;
+  }
+
+  async function apiKeyPrincipal(request: FastifyRequest, token: string): Promise<Principal & { type: 'api_key' }> {
+    if (!isWellFormedApiKey(token)) throw invalidKey();
+    const key = await keyVerdict(sha256Hex(token));
+    if (!key) throw invalidKey();
+    keyUsage.noteUse({ keyId: key.id, keyName: key.name, workspaceId: key.workspaceId, ip: request.ip, userAgent: request.headers['user-agent'] ?? null, requestId: String(request.id) });
+    return { type: 'api_key', keyId: key.id, keyName: key.name, workspaceId: key.workspaceId, scope: key.scope };
+  }
+
+  /** The session's verdict (open, with its user): from the cache, else one join (kept when open). */
+  async function sessionVerdict(sessionId: string, now: Date): Promise<SessionVerdict | undefined> {
+    const cached = cache.session(sessionId);
+    if (cached) return cached;
+    const since = cache.generation;
+    const row = await db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .select(['sessions.id as session_id', 'sessions.revoked_at', 'sessions.expires_at', 'users.id as user_id', 'users.email', 'users.name'])
+      .where('sessions.id', '=', sessionId)
+      .executeTakeFirst();
+    if (!row || row.revoked_at || new Date(row.expires_at) <= now) return undefined;
+    const verdict: SessionVerdict = { sessionId: row.session_id, userId: row.user_id, email: row.email, name: row.name, expiresAtMs: new Date(row.expires_at).getTime() };
+    cache.putSession(verdict, since);
+    return verdict;
   }
 
   async function userPrincipal(token: string): Promise<Principal & { type: 'user' }> {
     const now = clock.now();
     const claims = await jwt.verify(token, now);
-    const row = await db
-      .selectFrom('sessions')
-      .innerJoin('users', 'users.id', 'sessions.user_id')
-      .select(['sessions.id as session_id', 'sessions.revoked_at', 'sessions.expires_at', 'users.id as user_id', 'users.email', 'users.name'])
-      .where('sessions.id', '=', claims.sid)
-      .executeTakeFirst();
-    if (!row || row.user_id !== claims.sub || row.revoked_at || new Date(row.expires_at) <= now) {
-      throw new AppError('invalid_token', 'the session of this access token has ended; log in again', {
-        headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
-      });
-    }
-    keyUsage.noteSession(row.session_id);
-    return { type: 'user', userId: row.user_id, sessionId: row.session_id, email: row.email, name: row.name };
+    const session = await sessionVerdict(claims.sid, now);
+    if (!session || session.userId !== claims.sub || session.expiresAtMs <= now.getTime()) throw endedSession();
+    keyUsage.noteSession(session.sessionId);
+    return { type: 'user', userId: session.userId, sessionId: session.sessionId, email: session.email, name: session.name };
+  }
+
+  /** The user's membership of the workspace asked for (undefined: their first workspace). */
+  async function membershipVerdict(userId: string, requested: string | undefined): Promise<MembershipVerdict | undefined> {
+    const cached = cache.membership(userId, requested);
+    if (cached) return cached;
+    const since = cache.generation;
+    let query = db.selectFrom('memberships').select(['workspace_id', 'role']).where('user_id', '=', userId);
+    query = requested !== undefined
+      ? query.where('workspace_id', '=', requested)
+      : query.orderBy('created_at', 'asc').orderBy('workspace_id', 'asc').limit(1);
+    const row = await query.executeTakeFirst();
+    if (!row) return undefined;
+    const verdict: MembershipVerdict = { userId, workspaceId: row.workspace_id, role: row.role };
+    cache.putMembership(requested, verdict, since);
+    return verdict;
   }
 
   async function workspaceFor(request: FastifyRequest, principal: Principal, fromParam: string | undefined): Promise<WorkspaceContext> {
@@ -80,15 +125,12 @@ export function registerAuthentication(app: FastifyInstance, deps: Authenticatio
       if (fromParam !== undefined && fromParam !== principal.workspaceId) throw notFound('workspace');
       return { workspaceId: principal.workspaceId, scope: principal.scope, actor: { type: 'api_key', id: principal.keyId, name: principal.keyName } };
     }
-    const requested = fromParam ?? request.headers['x-workspace-id'];
-    let query = db.selectFrom('memberships').select(['workspace_id', 'role']).where('user_id', '=', principal.userId);
-    query = typeof requested === 'string' && requested !== ''
-      ? query.where('workspace_id', '=', requested)
-      : query.orderBy('created_at', 'asc').orderBy('workspace_id', 'asc').limit(1);
-    const membership = await query.executeTakeFirst();
+    const asked = fromParam ?? request.headers['x-workspace-id'];
+    const requested = typeof asked === 'string' && asked !== '' ? asked : undefined;
+    const membership = await membershipVerdict(principal.userId, requested);
     if (!membership) throw notFound('workspace');
     return {
-      workspaceId: membership.workspace_id,
+      workspaceId: membership.workspaceId,
       scope: ROLE_SCOPE[membership.role],
       role: membership.role,
       userId: principal.userId,

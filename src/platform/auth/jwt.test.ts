@@ -49,4 +49,19 @@ describe('access token verification', async () => {
     const bare = await forge('a-test-secret-of-enough-length-0123456789', { sub: 'usr_1', sid: 'ses_1' });
     await assert.rejects(signer.verify(bare, now), (error: { code?: string }) => error.code === 'invalid_token');
   });
+
+  it('a remembered token still expires at its exp, by the clock it is verified with (unit)', async () => {
+    const signer = createJwtSigner('a-test-secret-of-enough-length-0123456789', 60);
+    const now = new Date('2026-11-23T10:00:00.000Z');
+    const token = await signer.sign({ sub: 'usr_1', sid: 'ses_1' }, now);
+    assert.deepEqual(await signer.verify(token, now), { sub: 'usr_1', sid: 'ses_1' });
+    // Remembered now: the same answer without checking the signature again, until exp.
+    assert.deepEqual(await signer.verify(token, new Date(now.getTime() + 59_000)), { sub: 'usr_1', sid: 'ses_1' });
+    await assert.rejects(signer.verify(token, new Date(now.getTime() + 60_000)), (error: { code?: string }) => error.code === 'token_expired');
+    // Forgotten once expired: jose says so again.
+    await assert.rejects(signer.verify(token, new Date(now.getTime() + 61_000)), (error: { code?: string }) => error.code === 'token_expired');
+    // A token altered by one character is checked, not taken for the remembered one.
+    const altered = `${token.slice(0, -2)}${token.at(-2) === 'A' ? 'B' : 'A'}${token.at(-1)}`;
+    await assert.rejects(signer.verify(altered, now), (error: { code?: string }) => error.code === 'invalid_token');
+  });
 });

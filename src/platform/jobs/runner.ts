@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type pg from 'pg';
 import type { Clock } from '../clock.ts';
+import { CHANNEL_NAME, type ChannelListener, createChannelListener } from '../db/channel-listener.ts';
 import type { DatabaseHandle } from '../db/database.ts';
 
 // The one loop every background job runs on (DESIGN part 2, "background work"). A job says how
@@ -62,10 +62,7 @@ export interface JobRunnerDeps<Row> {
   job: JobDefinition<Row>;
 }
 
-const CHANNEL_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 const DEFAULT_STOP_TIMEOUT_MS = 30_000;
-const RELISTEN_AFTER_LOSS_MS = 1000;
-const RELISTEN_AFTER_FAILURE_MS = 5000;
 
 export function createJobRunner<Row>(deps: JobRunnerDeps<Row>) {
   const { database, clock, logger, job } = deps;
@@ -82,8 +79,7 @@ export function createJobRunner<Row>(deps: JobRunnerDeps<Row>) {
   let pending = false;
   let loopDone: Promise<void> | null = null;
   let unsubscribe: (() => void) | null = null;
-  let listener: pg.PoolClient | null = null;
-  let relisten: NodeJS.Timeout | null = null;
+  let listener: ChannelListener | null = null;
   let lastSweep = 0;
 
   /** Wakes the loop now, or makes its next sleep return at once. */
@@ -160,52 +156,22 @@ export function createJobRunner<Row>(deps: JobRunnerDeps<Row>) {
     }
   }
 
-  async function releaseListener(client: pg.PoolClient): Promise<void> {
-    client.removeAllListeners('notification');
-    await client.query(`UNLISTEN ${job.channel}`).catch(() => undefined);
-    client.removeAllListeners('error');
-    client.release();
-  }
-
-  function listenAgainIn(ms: number): void {
-    if (!running) return;
-    relisten = setTimeout(() => {
-      relisten = null;
-      void listen();
-    }, ms);
-    relisten.unref();
-  }
-
-  /** LISTEN on a dedicated pool connection (PostgreSQL); re-established while running if it drops. */
+  /** LISTEN on the job's channel (PostgreSQL); the listener reconnects while running if it drops. */
   async function listen(): Promise<void> {
     const pool = database.pool;
-    if (!job.channel || !pool || !running) return;
-    let client: pg.PoolClient | null = null;
-    try {
-      client = await pool.connect();
-      const own = client;
-      own.on('notification', signal);
-      own.on('error', (err) => {
-        if (listener !== own) return;
-        listener = null;
-        own.release(err);
-        logger.warn({ err, job: job.name }, `${job.name}: LISTEN connection lost; polling continues, reconnecting`);
-        listenAgainIn(RELISTEN_AFTER_LOSS_MS);
-      });
-      await own.query(`LISTEN ${job.channel}`);
-      if (!running) {
-        // stop() came while this connection was being set up.
-        await releaseListener(own);
-        return;
-      }
-      listener = own;
+    if (!job.channel || !pool) return;
+    listener = createChannelListener({
+      pool,
+      channel: job.channel,
+      logger,
+      name: job.name,
+      fallback: 'polling continues',
+      logFields: { job: job.name },
+      onNotification: signal,
       // Something may have become due while there was no listener.
-      signal();
-    } catch (err) {
-      logger.warn({ err, job: job.name }, `${job.name}: LISTEN failed; polling continues`);
-      client?.release(err as Error);
-      listenAgainIn(RELISTEN_AFTER_FAILURE_MS);
-    }
+      onListening: signal,
+    });
+    await listener.start();
   }
 
   /** Waits for the rows in flight, at most stopTimeoutMs. */
@@ -240,16 +206,14 @@ export function createJobRunner<Row>(deps: JobRunnerDeps<Row>) {
       running = false;
       unsubscribe?.();
       unsubscribe = null;
-      if (relisten) clearTimeout(relisten);
-      relisten = null;
       abort.abort();
       wakeUp?.();
       await loopDone;
       loopDone = null;
       await drainInFlight();
-      const client = listener;
+      const own = listener;
       listener = null;
-      if (client) await releaseListener(client);
+      await own?.stop();
     },
   };
 }
