@@ -40,6 +40,8 @@ it('the README quickstart places a sandbox call and fetches its transcript and r
   assert.match(stdout, /completed$/m, stdout);
   assert.match(stdout, /^user: Hi, what are your opening hours\?$/m);
   assert.match(stdout, /^agent: Hello, Acme here\. How can I help\?$/m);
+  assert.match(stdout, /\b2\nrunning$/m, 'the campaign took both contacts and runs');
+  assert.match(stdout, /^<script src="http:\/\/127\.0\.0\.1:\d+\/v1\/widgets\/wdg_\w+\/embed\.js" async><\/script>$/m);
   const mp3 = fs.readFileSync(path.join(work, 'call.mp3'));
   const decoder = new MPEGDecoder();
   await decoder.ready;
