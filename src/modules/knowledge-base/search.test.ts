@@ -72,6 +72,7 @@ describe('knowledge search', async () => {
     const other = createKnowledgeSearch({ db: app.platform.db, embeddings: createOpenAiEmbeddings({ baseUrl: server.baseUrl, model: 'fake-embed-1' }) });
     assert.deepEqual(await createKnowledgeSearch({ db: app.platform.db }).search(user.workspaceId, [base.id], q, 5), []);
     assert.deepEqual(await other.search(user.workspaceId, [base.id], q, 5), []); // vectors cached now
+    const ferry = await other.search(user.workspaceId, [base.id], 'ferry at seven', 1);
 
     const added = await addText(app, user, base.id, 'Words', 'Between again further.');
     const found = await other.search(user.workspaceId, [base.id], q, 5);
@@ -80,5 +81,7 @@ describe('knowledge search', async () => {
     const res = await app.request({ method: 'DELETE', url: `/v1/knowledge-base/${base.id}/sources/${added.id}`, token: user.accessToken, workspaceId: user.workspaceId });
     assert.equal(res.statusCode, 204);
     assert.ok((await other.search(user.workspaceId, [base.id], q, 5)).every((r) => r.source_id !== added.id));
+    // The chunks that stayed kept their vectors (copied from the previous cache, not re-read).
+    assert.deepEqual(await other.search(user.workspaceId, [base.id], 'ferry at seven', 1), ferry);
   });
 });

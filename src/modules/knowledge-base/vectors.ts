@@ -113,7 +113,48 @@ export function createVectorCache(db: Database, options: { maxBytes: number; max
   let cachedFloats = 0;
   const floatsOf = (entry: BaseVectors | { tooLarge: true }) => ('matrix' in entry ? entry.matrix.length : 0);
 
-  async function load(baseId: string, version: number, model: string): Promise<BaseVectors | { version: number; tooLarge: true }> {
+  /** Rows of `ids` as text, parsed straight into `matrix` from row `first` (no JavaScript array per row); the ids parsed, in order. */
+  function readInto(rows: Array<{ id: string; embedding: string }>, dims: number, matrix: Float32Array, first: number): string[] {
+    const ids: string[] = [];
+    for (const row of rows) {
+      const at = (first + ids.length) * dims;
+      if (!parseVector(row.embedding, dims, matrix, at)) continue;
+      normalizeInPlace(matrix, at, dims);
+      ids.push(row.id);
+    }
+    return ids;
+  }
+
+  const visibleOf = (baseId: string, model: string, dims: number) =>
+    sql`c.knowledge_base_id = ${baseId} and c.embedding_model = ${model} and cardinality(c.embedding) = ${dims} and ${VISIBLE_CHUNK}`;
+
+  /**
+   * After a change of the base: the current chunk ids only, then the vectors of the new ones;
+   * rows still present are copied from the previous matrix (adding a source to a 50,000-chunk
+   * base reads its ids, not 50,000 vectors again).
+   */
+  async function update(previous: BaseVectors, version: number, model: string, baseId: string): Promise<BaseVectors | { version: number; tooLarge: true }> {
+    const { dims } = previous;
+    const { rows: current } = await sql<{ id: string }>`select c.id from knowledge_chunks c where ${visibleOf(baseId, model, dims)}`.execute(db);
+    if (current.length * dims > maxFloats) return { version, tooLarge: true };
+    const kept = current.filter((r) => previous.rows.has(r.id)).map((r) => r.id);
+    const added = current.filter((r) => !previous.rows.has(r.id)).map((r) => r.id);
+    const matrix = new Float32Array(current.length * dims);
+    for (const [i, id] of kept.entries()) {
+      const from = (previous.rows.get(id) as number) * dims;
+      matrix.set(previous.matrix.subarray(from, from + dims), i * dims);
+    }
+    const ids = [...kept];
+    for (let i = 0; i < added.length; i += 1000) {
+      const { rows } = await sql<{ id: string; embedding: string }>`
+        select c.id, c.embedding::text as embedding from knowledge_chunks c where c.id = any(${added.slice(i, i + 1000)}::text[]) and ${visibleOf(baseId, model, dims)}`.execute(db);
+      ids.push(...readInto(rows, dims, matrix, ids.length));
+    }
+    return { version, ids, rows: new Map(ids.map((id, i) => [id, i])), dims, matrix: matrix.subarray(0, ids.length * dims) };
+  }
+
+  async function load(baseId: string, version: number, model: string, previous?: BaseVectors): Promise<BaseVectors | { version: number; tooLarge: true }> {
+    if (previous && previous.dims > 0) return update(previous, version, model, baseId);
     const size = await db
       .selectFrom('knowledge_chunks as c')
       .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max(sql<number>`cardinality(c.embedding)`).as('dims')])
@@ -123,19 +164,11 @@ export function createVectorCache(db: Database, options: { maxBytes: number; max
       .executeTakeFirstOrThrow();
     const dims = Number(size.dims ?? 0);
     if (Number(size.n) * dims > maxFloats) return { version, tooLarge: true };
-    // As text, parsed straight into the matrix: no JavaScript array per row.
     const { rows } = await sql<{ id: string; embedding: string }>`
-      select c.id, c.embedding::text as embedding from knowledge_chunks c
-      where c.knowledge_base_id = ${baseId} and c.embedding_model = ${model} and cardinality(c.embedding) = ${dims} and ${VISIBLE_CHUNK}`.execute(db);
+      select c.id, c.embedding::text as embedding from knowledge_chunks c where ${visibleOf(baseId, model, dims)}`.execute(db);
     const matrix = new Float32Array(rows.length * dims);
-    const ids: string[] = [];
-    for (const row of rows) {
-      if (!parseVector(row.embedding, dims, matrix, ids.length * dims)) continue;
-      normalizeInPlace(matrix, ids.length * dims, dims);
-      ids.push(row.id);
-    }
-    const used = matrix.subarray(0, ids.length * dims);
-    return { version, ids, rows: new Map(ids.map((id, i) => [id, i])), dims, matrix: used };
+    const ids = readInto(rows, dims, matrix, 0);
+    return { version, ids, rows: new Map(ids.map((id, i) => [id, i])), dims, matrix: matrix.subarray(0, ids.length * dims) };
   }
 
   return {
@@ -146,11 +179,12 @@ export function createVectorCache(db: Database, options: { maxBytes: number; max
         cache.delete(baseId);
         cache.set(baseId, entry); // most recently used last
       } else {
+        const previous = entry && 'matrix' in entry ? entry : undefined;
         if (entry) {
           cachedFloats -= floatsOf(entry);
           cache.delete(baseId);
         }
-        entry = await load(baseId, version, model);
+        entry = await load(baseId, version, model, previous);
         // Another search may have loaded it meanwhile: keep one copy.
         const raced = cache.get(baseId);
         if (raced) cachedFloats -= floatsOf(raced);
