@@ -135,7 +135,9 @@ export function createVectorCache(db: Database, options: { maxBytes: number; max
    */
   async function update(previous: BaseVectors, version: number, model: string, baseId: string): Promise<BaseVectors | { version: number; tooLarge: true }> {
     const { dims } = previous;
-    const { rows: current } = await sql<{ id: string }>`select c.id from knowledge_chunks c where ${visibleOf(baseId, model, dims)}`.execute(db);
+    // Ids only: no embedding is read (cardinality() would detoast each one); the new rows' widths are checked when parsed.
+    const { rows: current } = await sql<{ id: string }>`
+      select c.id from knowledge_chunks c where c.knowledge_base_id = ${baseId} and c.embedding_model = ${model} and ${VISIBLE_CHUNK}`.execute(db);
     if (current.length * dims > maxFloats) return { version, tooLarge: true };
     const kept = current.filter((r) => previous.rows.has(r.id)).map((r) => r.id);
     const added = current.filter((r) => !previous.rows.has(r.id)).map((r) => r.id);
