@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Database } from '../../platform/db/schema.ts';
 import type { EmbeddingsProvider } from '../../providers/embeddings/port.ts';
 import { createFullText, MAX_QUERY_TERMS, MAX_RANKED_CHUNKS, type TextHit } from './full-text.ts';
-import { createVectorCache, nearestInMatrix, normalized, rowDot } from './vectors.ts';
+import { type BaseVectors, createVectorCache, nearestInMatrix, normalized, rowDot } from './vectors.ts';
 
 export { MAX_QUERY_TERMS, MAX_RANKED_CHUNKS } from './full-text.ts';
 export { nearestInMatrix } from './vectors.ts';
@@ -78,20 +78,31 @@ export function createKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearc
     }
   }
 
-  /** Cosine similarity of the candidates and each base's nearest chunks, into `scored`. */
-  async function blendSemantic(bases: Array<{ id: string; content_version: number }>, vector: Float32Array, scored: Map<string, Scored>, candidateLimit: number) {
+  /** Each base's nearest chunks to the query (the in-memory scan; needs no full-text result, so it runs beside it). */
+  async function nearestChunks(bases: Array<{ id: string; content_version: number }>, vector: Float32Array, candidateLimit: number) {
     const model = embeddings?.model ?? '';
-    const similarities = new Map<string, number>();
-    const nearest: Array<{ id: string; score: number }> = [];
+    const entries: BaseVectors[] = [];
     const uncached: string[] = [];
-    const candidates = [...scored.keys()];
+    const nearest: Array<{ id: string; score: number }> = [];
     for (const base of bases) {
       const entry = await vectors.get(base.id, base.content_version, model);
       if (!entry) {
         uncached.push(base.id);
         continue;
       }
+      entries.push(entry);
       for (const { row, score } of nearestInMatrix(entry.matrix, entry.dims, vector, candidateLimit)) nearest.push({ id: entry.ids[row], score });
+    }
+    nearest.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    return { vector, entries, uncached, nearest: nearest.slice(0, candidateLimit) };
+  }
+
+  /** Cosine similarity of the full-text candidates and the nearest chunks, into `scored`. */
+  async function blendSemantic(semantic: Awaited<ReturnType<typeof nearestChunks>>, scored: Map<string, Scored>) {
+    const { vector, entries, uncached, nearest } = semantic;
+    const similarities = new Map<string, number>();
+    const candidates = [...scored.keys()];
+    for (const entry of entries) {
       if (entry.dims !== vector.length) continue;
       for (const id of candidates) {
         const row = entry.rows.get(id);
@@ -101,13 +112,13 @@ export function createKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearc
     // Bases too large to cache: cosine for their full-text candidates only.
     const missing = candidates.filter((id) => !similarities.has(id));
     if (uncached.length > 0 && missing.length > 0) {
+      const model = embeddings?.model ?? '';
       const rows = await db.selectFrom('knowledge_chunks').select(['id', 'embedding', 'embedding_model']).where('id', 'in', missing).execute();
       for (const row of rows) {
         if (row.embedding && row.embedding_model === model && row.embedding.length === vector.length) similarities.set(row.id, rowDot(normalized(row.embedding), vector.length, 0, vector));
       }
     }
-    nearest.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-    for (const { id, score } of nearest.slice(0, candidateLimit)) {
+    for (const { id, score } of nearest) {
       similarities.set(id, score);
       if (!scored.has(id)) scored.set(id, { fullText: 0, semantic: 0 });
     }
@@ -132,6 +143,9 @@ export function createKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearc
       if (bases.length === 0) return [];
 
       const candidateLimit = Math.max(50, k * 5);
+      // The vector scan starts when the query's embedding arrives, while the full-text statements run.
+      const semanticPending = vectorPending.then((vector) => (vector ? nearestChunks(bases, vector, candidateLimit) : undefined));
+      semanticPending.catch(() => undefined); // awaited below; this only keeps a failure meanwhile from being unhandled
       const byConfig = new Map<string, typeof bases>();
       for (const base of bases) byConfig.set(base.ts_config, [...(byConfig.get(base.ts_config) ?? []), base]);
       const textHits: TextHit[] = [];
@@ -139,11 +153,11 @@ export function createKnowledgeSearch(deps: KnowledgeSearchDeps): KnowledgeSearc
       const scored = new Map<string, Scored>();
       for (const hit of textHits) scored.set(hit.id, { fullText: hit.score, semantic: 0, source_id: hit.source_id, text: hit.text });
 
-      const vector = await vectorPending;
-      if (vector) await blendSemantic(bases, vector, scored, candidateLimit);
+      const semantic = await semanticPending;
+      if (semantic) await blendSemantic(semantic, scored);
 
       const ranked = [...scored]
-        .map(([id, s]) => ({ id, s, score: vector ? FULL_TEXT_WEIGHT * s.fullText + SEMANTIC_WEIGHT * s.semantic : s.fullText }))
+        .map(([id, s]) => ({ id, s, score: semantic ? FULL_TEXT_WEIGHT * s.fullText + SEMANTIC_WEIGHT * s.semantic : s.fullText }))
         .filter((r) => r.score > 0)
         .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
         .slice(0, k);
