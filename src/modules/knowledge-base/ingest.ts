@@ -117,12 +117,14 @@ export function createIngestion(deps: IngestionDeps) {
       for (let i = 0; i < chunks.length; i += CHUNK_BATCH) {
         await inLane(() => db.transaction().execute((tx) => repo.insertChunkBatch(tx, owner, chunks.slice(i, i + CHUNK_BATCH), i, generation)));
       }
-      return db.transaction().execute(async (tx) => {
+      const published = await db.transaction().execute(async (tx) => {
         const now = clock.now();
-        const published = await repo.publishChunks(tx, { id: owner.id, generation, chunkCount: chunks.length }, update, now);
-        if (published) await repo.bumpVersion(tx, owner.baseId, now);
-        return published;
+        const done = await repo.publishChunks(tx, { id: owner.id, generation, chunkCount: chunks.length }, update, now);
+        if (done) await repo.bumpVersion(tx, owner.baseId, now);
+        return done;
       });
+      if (published) await inLane(() => repo.refreshChunkStatistics(db));
+      return published;
     },
 
     /** Fetches a URL through the SSRF guard and extracts its text; IngestError says why not. */

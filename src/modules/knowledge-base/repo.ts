@@ -261,6 +261,25 @@ export function createKnowledgeBaseRepo() {
       return true;
     },
 
+    /**
+     * ANALYZE knowledge_chunks when it has more than doubled since its statistics were taken (at
+     * most ~log2(chunks) times in a table's life). PGlite has no autovacuum: without statistics
+     * the planner reads every chunk of a base for each query word instead of the GIN index. On
+     * PostgreSQL autovacuum usually got there first. Best effort: a failure (another ANALYZE at the
+     * same moment) changes nothing.
+     */
+    async refreshChunkStatistics(db: Executor) {
+      try {
+        const { rows } = await sql<{ analyzed: number; chunks: number }>`
+          select greatest(c.reltuples, 0)::float8 as analyzed, (select coalesce(sum(s.chunk_count), 0)::float8 from knowledge_sources s) as chunks
+          from pg_class c where c.oid = 'knowledge_chunks'::regclass`.execute(db);
+        const row = rows[0];
+        if (row && Number(row.chunks) >= 100 && Number(row.chunks) > 2 * Number(row.analyzed)) await sql`analyze knowledge_chunks`.execute(db);
+      } catch {
+        // Statistics stay as they were; the next ingestion tries again.
+      }
+    },
+
     listChunks(db: Executor, workspaceId: string, sourceId: string, page: PageRequest) {
       let query = db
         .selectFrom('knowledge_chunks as c')
