@@ -88,7 +88,13 @@ describe('knowledge base ingestion', async () => {
     });
     // The source row is written before its chunks; in one transaction with them, it would never be seen processing.
     let status = '';
-    while (!done && status !== 'processing') status = (await t.request({ method: 'GET', url: `/v1/knowledge-base/${kb.id}`, ...as(user) })).json().status;
+    // Each poll yields to the event loop first, as requests arriving over a socket do: with the gate's
+    // verdicts cached, an injected request on PGlite can complete in microtasks alone, and a loop of
+    // them would never let the ingestion's worker-thread replies in.
+    while (!done && status !== 'processing') {
+      await new Promise((resolve) => setImmediate(resolve));
+      status = (await t.request({ method: 'GET', url: `/v1/knowledge-base/${kb.id}`, ...as(user) })).json().status;
+    }
     assert.equal(status, 'processing', 'the ingestion never let another request in');
     const health = await t.request({ method: 'GET', url: '/v1/health' });
     assert.equal(health.statusCode, 200, health.body);
