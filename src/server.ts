@@ -62,6 +62,10 @@ async function main() {
     await app.close();
     redis?.disconnect();
     await database.close();
+    // The log is written asynchronously: what is buffered reaches stdout before the process exits
+    // (a crash's reason above all).
+    const logger = app.log as typeof app.log & { flush?: (done: () => void) => void };
+    await new Promise<void>((resolve) => (logger.flush ? logger.flush(() => resolve()) : resolve()));
   });
 
   await webhookWorker?.start();

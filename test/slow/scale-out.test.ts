@@ -191,6 +191,57 @@ describe('two API and two worker processes on one PostgreSQL and one Redis', { t
     }
   });
 
+  it("holds a campaign's concurrency across both workers and dials each contact once", async () => {
+    const user = await newUser();
+    const agent = await request(apiPorts[0], 'POST', '/v1/agents', user.token, { name: 'Grace' });
+    const campaign = await request(apiPorts[1], 'POST', '/v1/campaigns', user.token, {
+      name: 'Scale-out',
+      agent_id: agent.body.id,
+      concurrency: 2,
+      simulation: { caller_script: ['Hello?', 'Thanks, bye.'] },
+    });
+    assert.equal(campaign.status, 201, JSON.stringify(campaign.body));
+    const csv = ['phone,name', ...Array.from({ length: 10 }, (_, i) => `+155501002${String(10 + i)},Contact ${i}`)].join('\n');
+    const upload = await fetch(`http://127.0.0.1:${apiPorts[0]}/v1/campaigns/${campaign.body.id}/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.token}`, 'content-type': 'text/csv' },
+      body: csv,
+    });
+    assert.equal(upload.status, 200, await upload.clone().text());
+    assert.equal(((await upload.json()) as { accepted: number }).accepted, 10);
+    assert.equal((await request(apiPorts[1], 'POST', `/v1/campaigns/${campaign.body.id}/start`, user.token)).status, 200);
+    let maxLive = 0;
+    await until(
+      'the campaign completed',
+      async () => {
+        const live = await direct.query<{ n: string }>("select count(*) as n from calls where campaign_id = $1 and status in ('ringing', 'in_progress')", [campaign.body.id]);
+        maxLive = Math.max(maxLive, Number(live.rows[0].n));
+        const got = await request(apiPorts[0], 'GET', `/v1/campaigns/${campaign.body.id}`, user.token);
+        return got.body.status === 'completed' ? got.body : undefined;
+      },
+      120_000,
+    );
+    assert.ok(maxLive >= 1 && maxLive <= 2, `at most 2 live calls of the campaign at once (saw ${maxLive})`);
+    const perContact = await direct.query<{ to_number: string; n: string }>('select to_number, count(*) as n from calls where campaign_id = $1 group by to_number', [campaign.body.id]);
+    assert.equal(perContact.rows.length, 10, 'every contact was called');
+    assert.ok(perContact.rows.every((r) => r.n === '1'), `each contact dialed once: ${JSON.stringify(perContact.rows)}`);
+  });
+
+  it('fires a schedule once, whichever worker sees it first', async () => {
+    const user = await newUser();
+    const agent = await request(apiPorts[0], 'POST', '/v1/agents', user.token, { name: 'Alan' });
+    const scheduledAt = new Date(Date.now() + 1500).toISOString();
+    const created = await request(apiPorts[1], 'POST', '/v1/schedules', user.token, { agent_id: agent.body.id, to: '+15550100230', scheduled_at: scheduledAt });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const fired = await until('the schedule fired', async () => {
+      const got = await request(apiPorts[0], 'GET', `/v1/schedules/${created.body.id}`, user.token);
+      return got.body.status === 'scheduled' ? undefined : got.body;
+    });
+    assert.equal(fired.status, 'dispatched', JSON.stringify(fired));
+    const calls = await direct.query<{ id: string }>('select id from calls where schedule_id = $1', [created.body.id]);
+    assert.deepEqual(calls.rows.map((r) => r.id), [fired.call_id], 'one call, the one the schedule names');
+  });
+
   it('serves a recording from either API instance (BLOB_STORE=postgres)', async () => {
     const [first, second] = await Promise.all(apiPorts.map((port) => request(port, 'GET', `/v1/calls/${callIds[0]}/recording.mp3`, callsUser.token)));
     assert.equal(first.status, 200);
@@ -226,7 +277,7 @@ describe('two API and two worker processes on one PostgreSQL and one Redis', { t
     for (const port of apiPorts) await until(`API on ${port} served again`, async () => ((await request(port, 'GET', '/v1/auth/me', user.token)).status === 200 ? true : undefined), 30_000);
     assert.equal((await request(apiPorts[1], 'POST', '/v1/webhooks/test', user.token)).status, 202);
     await until('a webhook delivered after the outage', async () => (receiver.received.length >= 1 ? true : undefined), 30_000);
-    for (const server of servers) assert.equal(server.child.exitCode, null, `${server.name} still running`);
+    for (const server of servers) assert.equal(server.child.exitCode, null, `${server.name} still running: ${server.output().slice(-3000)}`);
   });
 
   it('SIGTERM: every process drains and exits within 10 s', async () => {

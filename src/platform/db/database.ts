@@ -52,6 +52,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
       ...(schema ? { options: `-c search_path="${schema}"` } : {}),
     });
     pool.on('error', options.onConnectionError ?? ((error) => console.warn(`database: an idle connection failed (${error.message}); the next query opens another`)));
+    // The pool listens for errors on idle connections only. A connection that drops while checked
+    // out (a query or transaction in flight when PostgreSQL goes away) fails that query, and also
+    // emits 'error' on its client: without a listener of its own, that ended the process. The
+    // pool discards such a client when it is released (no longer queryable).
+    pool.on('connect', (client) => {
+      client.on('error', () => undefined);
+    });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', pool, schema, close: () => db.destroy() };
   }
