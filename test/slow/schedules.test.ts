@@ -162,11 +162,9 @@ describe('schedules with two worker processes on one PostgreSQL', { timeout: 300
     assert.equal(calls.rows.length, ids.length);
     const byId = new Map(rows.map((r) => [r.id, r.variables.n]));
     for (const call of calls.rows) assert.equal(call.variables.n, byId.get(call.schedule_id));
-    // Both workers were running meanwhile (the calls each dials show it).
-    const owners = await until('calls dialed by both workers', async () => {
-      const held = await direct.query<{ holder: string }>(`select distinct split_part(lease_holder, ':', 2) as holder from calls where schedule_id = any($1) and lease_holder is not null`, [ids]);
-      return held.rows.length >= 2 ? held.rows : undefined;
-    });
-    assert.ok(owners.length >= 2);
+    // Both workers ran all along. Which one fired a batch is not recorded anywhere (a batch is up to
+    // 100, so one worker may fire most of them, and the calls dialer of the worker that fired them
+    // is woken first); the once-only guarantee is the claim statement's, checked above by the count.
+    for (const server of servers) assert.equal(server.child.exitCode, null, `${server.name} still running`);
   });
 });
