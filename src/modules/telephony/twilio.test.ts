@@ -191,7 +191,8 @@ describe('Twilio calls', () => {
     const ended = await waitForEnd(t, user, failed.id, 30_000);
     assert.deepEqual([ended.status, ended.end_reason], ['failed', 'failed_to_connect']);
 
-    fake.setCallee('+14155550186', { answer: 'human', ringMs: 20_000 });
+    // As long as Twilio lets it ring (30 s, 7.5 s here at speed 4): the hang-up must arrive while it rings, even on a loaded machine.
+    fake.setCallee('+14155550186', { answer: 'human', ringMs: 30_000 });
     const ringing = await placeCall(t, user, { agent_id: agent.id, to: '+14155550186', from: number });
     await t.calls.worker.runDueOnce();
     const call = await fake.waitForCall('+14155550186');

@@ -111,10 +111,13 @@ export function createTwilioTelephony(deps: TwilioTelephonyDeps) {
         resolve(outcome);
       };
       dials.set(request.callId, { sid, resolve: settle });
-      request.signal.addEventListener('abort', () => {
+      const hangUp = () => {
         void cancel(sid);
         settle({ kind: 'failed', message: 'hung up before it was answered' });
-      });
+      };
+      // A hang-up may have come while Twilio was creating the call: 'abort' has fired already.
+      if (request.signal.aborted) hangUp();
+      else request.signal.addEventListener('abort', hangUp, { once: true });
     });
   }
 
