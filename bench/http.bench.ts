@@ -15,7 +15,6 @@ import inspector from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fork } from 'node:child_process';
-import pg from 'pg';
 import pino from 'pino';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -24,6 +23,7 @@ import { type DatabaseHandle, migrateToLatest, openDatabase } from '../src/platf
 import { createLogger } from '../src/platform/logging.ts';
 import { startBareServer } from './support/http-bare-server.ts';
 import type { LoadRequest, LoadResult } from './support/http-load.ts';
+import { openBenchPostgres } from './support/postgres.ts';
 
 const CONNECTIONS = 32;
 const WARMUP_MS = 1000;
@@ -231,29 +231,8 @@ async function measure(kind: string, database: DatabaseHandle) {
   });
 }
 
-async function openPostgres(): Promise<{ database: DatabaseHandle; drop: () => Promise<void> } | { skipped: string }> {
-  const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `bench_http_${randomBytes(4).toString('hex')}`;
-  try {
-    const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-    await probe.connect();
-    await probe.end();
-  } catch (error) {
-    return { skipped: `PostgreSQL unreachable at ${url.replace(/\/\/[^@]*@/, '//…@')}: ${(error as Error).message}` };
-  }
-  // The pool `npm start` opens (10 connections).
-  const database = await openDatabase({ databaseUrl: url, schema });
-  await migrateToLatest(database);
-  return {
-    database,
-    drop: async () => {
-      await database.close();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
-    },
-  };
+function openPostgres() {
+  return openBenchPostgres('http', { extraEnv: ['TEST_DATABASE_URL'] });
 }
 
 async function main() {

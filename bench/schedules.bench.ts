@@ -12,7 +12,6 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { systemClock } from '../src/platform/clock.ts';
@@ -22,6 +21,7 @@ import { createLogger } from '../src/platform/logging.ts';
 import { createScheduleDispatcher } from '../src/modules/schedules/dispatch.ts';
 import { createSchedulesRepo } from '../src/modules/schedules/repo.ts';
 import { createScheduleWorker } from '../src/modules/schedules/worker.ts';
+import { openBenchPostgres } from './support/postgres.ts';
 
 const COUNT = Number(process.env.BENCH_SCHEDULES ?? 1000);
 const WINDOW_MS = Number(process.env.BENCH_WINDOW_S ?? 30) * 1000;
@@ -135,28 +135,8 @@ async function measure(database: DatabaseHandle, label: string) {
   }
 }
 
-async function openPostgres(): Promise<{ database: DatabaseHandle; drop: () => Promise<void> } | { skipped: string }> {
-  const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `bench_schedules_${randomBytes(4).toString('hex')}`;
-  try {
-    const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-    await probe.connect();
-    await probe.end();
-  } catch (error) {
-    return { skipped: `PostgreSQL unreachable at ${url.replace(/\/\/[^@]*@/, '//…@')}: ${(error as Error).message}` };
-  }
-  const database = await openDatabase({ databaseUrl: url, schema, poolSize: 10 });
-  await migrateToLatest(database);
-  return {
-    database,
-    drop: async () => {
-      await database.close();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
-    },
-  };
+function openPostgres() {
+  return openBenchPostgres('schedules', { poolSize: 10 });
 }
 
 const results: Array<Record<string, unknown>> = [];

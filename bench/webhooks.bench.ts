@@ -7,13 +7,11 @@
 //   node --import tsx bench/webhooks.bench.ts
 // PostgreSQL: BENCH_DATABASE_URL, else DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test
 // (a schema of its own, dropped at the end); skipped when unreachable.
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { createWebhookWorker } from '../src/modules/webhooks/worker.ts';
@@ -23,6 +21,7 @@ import { newId } from '../src/platform/ids.ts';
 import { createOutboundClient } from '../src/platform/outbound/ssrf-guard.ts';
 import { createEventEmitter } from '../src/platform/outbox/emitter.ts';
 import { newWebhookSecret, signedHeaders } from '../src/platform/outbox/signing.ts';
+import { openBenchPostgres } from './support/postgres.ts';
 
 const CONCURRENCY = [1, 16, 64];
 const EVENTS: Record<number, number> = { 1: 500, 16: 2000, 64: 3000 };
@@ -187,28 +186,8 @@ async function wakeLatency(database: DatabaseHandle, receiver: CountingReceiver,
   return { mode, trials, p50_ms: at(0.5), p95_ms: at(0.95), max_ms: Number(samples[samples.length - 1].toFixed(1)) };
 }
 
-async function openPostgres(): Promise<{ database: DatabaseHandle; drop: () => Promise<void> } | { skipped: string }> {
-  const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `bench_webhooks_${randomBytes(4).toString('hex')}`;
-  try {
-    const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-    await probe.connect();
-    await probe.end();
-  } catch (error) {
-    return { skipped: `PostgreSQL unreachable at ${url.replace(/\/\/[^@]*@/, '//…@')}: ${(error as Error).message}` };
-  }
-  const database = await openDatabase({ databaseUrl: url, schema, poolSize: 20 });
-  await migrateToLatest(database);
-  return {
-    database,
-    drop: async () => {
-      await database.close();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
-    },
-  };
+function openPostgres() {
+  return openBenchPostgres('webhooks', { poolSize: 20 });
 }
 
 const receiver = await startCountingReceiver();
