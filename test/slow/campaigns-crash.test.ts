@@ -7,7 +7,7 @@ import { after, it } from 'node:test';
 import pg from 'pg';
 import { SANDBOX_NUMBERS } from '../../src/providers/telephony/sandbox.ts';
 import { freePort } from '../support/ports.ts';
-import { healthy, type ServerProcess, startServer } from '../support/processes.ts';
+import { healthy, type ServerProcess, startServer, until } from '../support/processes.ts';
 import { dropSchemaLater } from '../support/schemas.ts';
 
 // A campaign survives the death of the worker dialing it: an API process and a worker process run
@@ -29,15 +29,8 @@ after(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 240_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** A whole campaign of sandbox calls on a loaded machine. */
+const CAMPAIGN_WAIT_MS = 240_000;
 
 it('a worker SIGKILLed mid-campaign: a new worker finishes it, no contact lost, none dialed twice for one attempt', { timeout: 400_000 }, async () => {
   assert.ok(databaseUrl, 'the campaign crash test needs PostgreSQL: set TEST_DATABASE_URL (npm run test:slow)');
@@ -98,6 +91,7 @@ it('a worker SIGKILLed mid-campaign: a new worker finishes it, no contact lost, 
     (await count(`select count(*) as n from calls where campaign_id = $1 and status in ('ringing', 'in_progress')`)) >= 1
       ? true
       : undefined,
+    CAMPAIGN_WAIT_MS,
   );
   const killed = await worker1.stop('SIGKILL');
   assert.equal(killed.signal, 'SIGKILL');
@@ -108,7 +102,7 @@ it('a worker SIGKILLed mid-campaign: a new worker finishes it, no contact lost, 
   const finished = await until('the campaign to complete', async () => {
     const got = await call('GET', `/v1/campaigns/${campaign.id}`, token);
     return got.body.status === 'completed' ? got.body : undefined;
-  });
+  }, CAMPAIGN_WAIT_MS);
   assert.equal(finished.stats.total, 60);
   assert.equal(finished.stats.completed + finished.stats.failed, 60, 'every contact reached an end');
   assert.equal(finished.stats.pending + finished.stats.in_progress, 0);

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { startReceiver } from '../../src/modules/webhooks/test-receiver.ts';
 import { freePort } from '../support/ports.ts';
-import { healthy, type ServerProcess, startServer, startTcpProxy, type TcpProxy } from '../support/processes.ts';
+import { healthy, type ServerProcess, startServer, startTcpProxy, type TcpProxy, until } from '../support/processes.ts';
 import { dropSchemaLater } from '../support/schemas.ts';
 
 // Scale-out proof (issue 19): two ROLE=api and two ROLE=worker processes, as `npm start` runs them,
@@ -43,15 +43,6 @@ async function request(port: number, method: string, url: string, token?: string
   return { status: res.status, body: json, bytes, headers: res.headers };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 let users = 0;
 /** A new user with a workspace, registered and logged in through the first API instance. */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { freePort } from '../support/ports.ts';
-import { healthy, type ServerProcess, startServer } from '../support/processes.ts';
+import { healthy, type ServerProcess, startServer, until } from '../support/processes.ts';
 import { dropSchemaLater } from '../support/schemas.ts';
 
 // Schedules fire exactly once with several workers (issue 17): one ROLE=api and two ROLE=worker
@@ -35,15 +35,6 @@ async function request(method: string, url: string, token?: string, body?: unkno
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 async function newUser() {
   const email = `sched-${process.pid}-${randomBytes(3).toString('hex')}@example.com`;

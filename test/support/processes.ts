@@ -99,3 +99,14 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     close: stopListening,
   };
 }
+
+/** Polls `probe` every 100 ms until it gives a value; throws "timed out waiting for <what>" after `timeoutMs`. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
