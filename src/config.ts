@@ -224,6 +224,8 @@ export function loadConfig(env: Env = process.env) {
       apiKey: optional(env, 'STT_API_KEY'),
       model: str(env, 'STT_MODEL', 'whisper-1'),
       timeoutMs: int(env, 'STT_TIMEOUT_MS', 10_000, 100, 120_000),
+      /** A caller's pause after which their words are transcribed before their turn ends (0: off). */
+      earlyTranscriptMs: int(env, 'STT_EARLY_TRANSCRIPT_MS', 250, 0, 5000),
     },
     tts: {
       baseUrl: url(env, 'TTS_BASE_URL', ['http:', 'https:']),

@@ -93,13 +93,15 @@ async function serveCallers(port: MessagePort) {
     // The callers' own event-loop delay: its lateness is not the platform's.
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
-    const calls: FakeCall[] = [];
+    const conversations: Array<Promise<void>> = [];
     for (let i = 0; i < request.calls; i++) {
-      calls.push(await twilio.placeInboundCall({ from: `+1415555${String(1000 + i).padStart(4, '0')}`, to: request.to }));
-      // Calls arrive one after another (every arrivalMs), not in the same millisecond.
+      const call = await twilio.placeInboundCall({ from: `+1415555${String(1000 + i).padStart(4, '0')}`, to: request.to });
+      // Each caller starts talking as soon as its call is up, so calls keep the phase they arrived
+      // with (every arrivalMs), rather than all starting together once the last one has arrived.
+      conversations.push(converse(call, request.turns));
       await new Promise((resolve) => setTimeout(resolve, request.arrivalMs));
     }
-    const results = await Promise.allSettled(calls.map((call) => converse(call, request.turns)));
+    const results = await Promise.allSettled(conversations);
     const failures = results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
     loop.disable();
     port.postMessage({ type: 'level-done', failures, loopP99Ms: Math.round(loop.percentile(99) / 1e5) / 10, loopMaxMs: Math.round(loop.max / 1e5) / 10 });

@@ -3,6 +3,7 @@ import { latencySummary, type RecorderSink, type SessionOutcome, type SessionObs
 import type { CallAgent, CallMedia, RuntimeClock, RuntimeTimer, SpeechToText, TextToSpeech } from './ports.ts';
 import { createSentenceStream, playedWords, splitSentences } from './sentence-stream.ts';
 import { createSpeaker, type SpokenSegment } from './speaker.ts';
+import { createEarlyTranscriber } from './early-transcript.ts';
 import { createTurnDetector, type Utterance } from './turn-detector.ts';
 
 // One live call: the streamed turn loop of DESIGN "Call runtime" over a MediaStream. Caller frames
@@ -26,6 +27,8 @@ export interface CallSessionDeps {
   isSpeech(frame: Int16Array): boolean;
   observer: SessionObserver;
   recorder?: RecorderSink;
+  /** Silence after which the caller's words go to a `stateless` recogniser before their turn ends (early-transcript.ts). */
+  earlyTranscriptMs?: number;
 }
 
 type After = { kind: 'end'; reason: 'caller_goodbye' | 'agent_end_call' } | { kind: 'transfer'; to: string; reason: string } | { kind: 'voicemail' };
@@ -81,6 +84,8 @@ export function createCallSession(deps: CallSessionDeps) {
     onOverflow: () => finish({ status: 'failed', endReason: 'media_error', error: { code: 'media_error', message: 'the transport could not keep up with the audio' } }),
   });
 
+  const transcriber = createEarlyTranscriber({ stt: deps.stt, language: agent.language });
+  const early = deps.stt.stateless && deps.earlyTranscriptMs ? Math.min(deps.earlyTranscriptMs, agent.turn_end_silence_ms / 2) : 0;
   const detector = createTurnDetector({
     isSpeech: deps.isSpeech,
     turnEndSilenceMs: agent.turn_end_silence_ms,
@@ -92,6 +97,7 @@ export function createCallSession(deps: CallSessionDeps) {
       if (turn && agent.interruptible && speechMs >= agent.barge_in_min_ms && !voicemailPending && !leavingVoicemail) bargeIn();
     },
     onUtterance: (utterance) => void onUtterance(utterance),
+    pause: early > 0 ? { pauseMs: early, onPause: (audio) => transcriber.begin(audio), onResume: () => transcriber.cancel() } : undefined,
   });
 
   function record(entry: TranscriptEntry) {
@@ -256,21 +262,20 @@ export function createCallSession(deps: CallSessionDeps) {
   // ---- the caller's side ------------------------------------------------------------------
 
   async function onUtterance(utterance: Utterance) {
-    if (ended || leavingVoicemail) return;
     // Speech while the agent talks that was too short to barge in (a cough, "mm-hm") is not a turn.
-    if (turn && !voicemailPending) return;
+    if (ended || leavingVoicemail || (turn && !voicemailPending)) return transcriber.cancel();
     const turnEndAt = clock.now();
     let text = '';
-    const sttStarted = clock.now();
     try {
-      text = (await deps.stt.transcribe(utterance.audio, { language: agent.language })).trim();
+      // stt_ms: how long the turn waited for its transcript (less than a round trip when asked early).
+      text = (await transcriber.transcribe(utterance.audio)).trim();
     } catch (error) {
       if (ended) return;
       deps.observer.error('stt_failed', error instanceof Error ? error.message : String(error));
       if (!turn) speak(REPEAT_PROMPT, null);
       return;
     }
-    const sttMs = Math.round(clock.now() - sttStarted);
+    const sttMs = Math.round(clock.now() - turnEndAt);
     if (ended || !text) return;
     await takeTurn(text, { start_ms: since(utterance.startMs), end_ms: since(utterance.endMs) }, turnEndAt, sttMs);
   }

@@ -22,6 +22,12 @@ export interface TurnDetectorDeps {
   /** The caller has been speaking for `speechMs` in this utterance (called on every speech frame). */
   onSpeech(speechMs: number): void;
   onUtterance(utterance: Utterance): void;
+  /**
+   * The caller has been silent for `pauseMs` (shorter than `turnEndSilenceMs`) after at least
+   * `minSpeechMs` of speech: `onPause` gets the utterance so far; `onResume` follows if they speak
+   * again before their turn ends.
+   */
+  pause?: { pauseMs: number; onPause(audio: Int16Array): void; onResume(): void };
 }
 
 export function createTurnDetector(deps: TurnDetectorDeps) {
@@ -32,6 +38,20 @@ export function createTurnDetector(deps: TurnDetectorDeps) {
   let silenceMs = 0;
   let startMs = 0;
   let lastSpeechMs = 0;
+  /** `onPause` was called for the silence now running. */
+  let paused = false;
+
+  const pause = deps.pause && deps.pause.pauseMs < deps.turnEndSilenceMs ? deps.pause : null;
+
+  function joined(parts: Int16Array[]) {
+    const audio = new Int16Array(parts.reduce((n, f) => n + f.length, 0));
+    let offset = 0;
+    for (const frame of parts) {
+      audio.set(frame, offset);
+      offset += frame.length;
+    }
+    return audio;
+  }
 
   function finish() {
     const utterance = frames;
@@ -39,14 +59,9 @@ export function createTurnDetector(deps: TurnDetectorDeps) {
     const spoken = speechMs;
     speechMs = 0;
     silenceMs = 0;
+    paused = false;
     if (spoken < minSpeechMs) return;
-    const audio = new Int16Array(utterance.reduce((n, f) => n + f.length, 0));
-    let offset = 0;
-    for (const frame of utterance) {
-      audio.set(frame, offset);
-      offset += frame.length;
-    }
-    deps.onUtterance({ audio, startMs, endMs: lastSpeechMs + FRAME_MS });
+    deps.onUtterance({ audio: joined(utterance), startMs, endMs: lastSpeechMs + FRAME_MS });
   }
 
   return {
@@ -60,12 +75,20 @@ export function createTurnDetector(deps: TurnDetectorDeps) {
       }
       frames.push(frame);
       if (speech) {
+        if (paused) {
+          paused = false;
+          pause?.onResume();
+        }
         speechMs += FRAME_MS;
         silenceMs = 0;
         lastSpeechMs = atMs;
         deps.onSpeech(speechMs);
       } else {
         silenceMs += FRAME_MS;
+        if (pause && !paused && silenceMs >= pause.pauseMs && speechMs >= minSpeechMs) {
+          paused = true;
+          pause.onPause(joined(frames));
+        }
       }
       if (silenceMs >= deps.turnEndSilenceMs || frames.length >= maxFrames) finish();
     },

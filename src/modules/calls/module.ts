@@ -38,6 +38,7 @@ export function createCallsModule(platform: Platform, options: { linkSecret: str
     functions: createFunctionCaller({ outbound: platform.outbound, clock }),
     holder: `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
     rates,
+    earlyTranscriptMs: config.stt.earlyTranscriptMs,
   });
   const ownership = createCallOwnership({ db, clock, journal, runner, logger: platform.logger, leaseMs: config.calls.leaseMs, sandboxSpeed: config.sandboxSpeed });
   const worker = createCallWorker({ platform, runner, ownership });

@@ -33,6 +33,8 @@ export interface RunnerDeps {
   holder: string;
   /** Phone call and web voice rates, micro-USD per minute. */
   rates: { callPerMinMicros: number; webVoicePerMinMicros: number };
+  /** STT_EARLY_TRANSCRIPT_MS: a caller's pause after which their words are transcribed early. */
+  earlyTranscriptMs: number;
 }
 
 interface LiveCall {
@@ -88,6 +90,7 @@ export function createCallRunner(deps: RunnerDeps) {
       isSpeech: (frame) => vad.isSpeech(frame),
       observer,
       recorder,
+      earlyTranscriptMs: deps.earlyTranscriptMs,
     });
     entry.session = session;
     const ended = session.run();

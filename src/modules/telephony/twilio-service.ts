@@ -106,7 +106,10 @@ export function createTwilioService(platform: Platform, calls: CallsModule, tele
       // A dial waiting in this process settles itself (its runner writes the outcome).
       if (telephony.statusChanged(call.id, status)) return;
       const unanswered = UNANSWERED[status];
-      if (!unanswered || call.status !== 'ringing' || telephony.isDialing(call.id)) return;
+      // A call this process runs is settled by its runner, which knows why it ended (an API hang-up
+      // during the dial cancels the call at Twilio, and Twilio's `canceled` must not be taken for
+      // the caller's).
+      if (!unanswered || call.status !== 'ringing' || telephony.isDialing(call.id) || runner.ended(call.id)) return;
       // Dialed by another instance, or inbound whose stream never came: settled here.
       await journal.finish(call, null, { status: unanswered.status, endReason: unanswered.endReason, durationMs: 0 });
     },

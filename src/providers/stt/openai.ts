@@ -17,6 +17,7 @@ export interface OpenAiSttConfig {
 export function createOpenAiStt(config: OpenAiSttConfig): SpeechToText {
   const client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'unused', timeout: config.timeoutMs, maxRetries: 0 });
   return {
+    stateless: true,
     async transcribe(audio, options) {
       const file = await toFile(pcm16ToWav(audio), 'utterance.wav', { type: 'audio/wav' });
       const result = await client.audio.transcriptions.create(
