@@ -34,6 +34,7 @@ import { fakeEmbedding } from '../src/providers/embeddings/fake-server.ts';
 import { createOpenAiEmbeddings } from '../src/providers/embeddings/openai.ts';
 import type { EmbeddingsProvider } from '../src/providers/embeddings/port.ts';
 import { prng } from './prng.ts';
+import { document, queryMix } from './support/knowledge-corpus.ts';
 
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 200);
 const PGLITE_CHUNKS = Number(process.env.BENCH_PGLITE_CHUNKS ?? 2000);
@@ -42,70 +43,6 @@ const ONLY = process.env.BENCH_ONLY;
 const TOP_K = 5;
 const MODEL = 'fake-embed-1';
 const GOALS = { pglite_p95_ms: 20, postgres_p95_ms: 50 };
-
-// Words: the product's domain words first (the most frequent), then pronounceable made-up ones.
-const DOMAIN = (
-  'agent call caller phone number minute wallet credit balance invoice campaign contact voice prompt transfer ' +
-  'recording transcript webhook function schedule widget language model speech latency quality support ticket ' +
-  'customer account workspace owner admin member key secret limit rate billing payment card refund tax report ' +
-  'dashboard template version publish draft test simulator monitor alert sentiment summary extraction field ' +
-  'country area code carrier route queue retry hour day week month year team manager email message document ' +
-  'page guide upload file passage search answer question policy privacy consent storage audio volume noise ' +
-  'network packet jitter server region backup restore export import list filter status error warning timeout'
-).split(' ');
-const FILLER = 'the a of to and in for on with by at from is are can will may should when after before each every your our this that'.split(' ');
-
-function vocabulary(size: number): string[] {
-  const random = prng(7);
-  const onsets = ['b', 'br', 'c', 'cl', 'd', 'dr', 'f', 'g', 'gr', 'h', 'j', 'k', 'l', 'm', 'n', 'p', 'pl', 'r', 's', 'st', 't', 'tr', 'v', 'z'];
-  const vowels = ['a', 'e', 'i', 'o', 'u', 'ai', 'ou'];
-  const codas = ['n', 'r', 'l', 'm', 'x', 'k', 'nd', 'rt', 'lt'];
-  const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
-  const words = new Set(DOMAIN);
-  while (words.size < size) words.add(`${pick(onsets)}${pick(vowels)}${pick(onsets)}${pick(vowels)}${pick(codas)}`);
-  return [...words];
-}
-const WORDS = vocabulary(4000);
-// Zipf (s = 1): the cumulative weights, searched by bisection.
-const CUMULATIVE = (() => {
-  let sum = 0;
-  return WORDS.map((_, rank) => (sum += 1 / (rank + 1)));
-})();
-function zipfWord(random: () => number): string {
-  const target = random() * CUMULATIVE[CUMULATIVE.length - 1];
-  let lo = 0;
-  let hi = CUMULATIVE.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (CUMULATIVE[mid] < target) lo = mid + 1;
-    else hi = mid;
-  }
-  return WORDS[lo];
-}
-
-function document(random: () => number, paragraphs: number): string {
-  const sentence = () => {
-    const words = Array.from({ length: 8 + Math.floor(random() * 12) }, () => (random() < 0.45 ? FILLER[Math.floor(random() * FILLER.length)] : zipfWord(random)));
-    return `${words.join(' ').replace(/^./, (c) => c.toUpperCase())}.`;
-  };
-  return Array.from({ length: paragraphs }, () => Array.from({ length: 3 + Math.floor(random() * 4) }, sentence).join(' ')).join('\n\n');
-}
-
-/** 200 queries: fixture questions, common words only, a rare word among common ones, words from the whole range. */
-function queryMix(n: number): Array<{ kind: string; text: string }> {
-  const random = prng(2024);
-  const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
-  const common = () => WORDS[Math.floor(random() * 30)];
-  const rare = () => WORDS[1000 + Math.floor(random() * (WORDS.length - 1000))];
-  const kinds = ['question', 'common', 'rare', 'mixed'] as const;
-  return Array.from({ length: n }, (_, i) => {
-    const kind = kinds[i % kinds.length];
-    if (kind === 'question') return { kind, text: pick(QUESTIONS).question };
-    if (kind === 'common') return { kind, text: `how do I ${common()} the ${common()} ${common()} for my ${common()}?` };
-    if (kind === 'rare') return { kind, text: `what is the ${rare()} of the ${common()} ${common()}?` };
-    return { kind, text: `can the ${zipfWord(random)} ${zipfWord(random)} change my ${zipfWord(random)} ${zipfWord(random)}?` };
-  });
-}
 
 function percentiles(samples: number[]) {
   const sorted = [...samples].sort((a, b) => a - b);

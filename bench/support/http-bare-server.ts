@@ -4,7 +4,7 @@
 // limit, no request id, no hooks, no logging, no response schema.
 import Fastify from 'fastify';
 import { createAgentsRepo } from '../../src/modules/agents/repo.ts';
-import { presentAgent } from '../../src/modules/agents/service.ts';
+import { presentAgent } from '../../src/modules/agents/present.ts';
 import { createUsersRepo } from '../../src/modules/auth/repo.ts';
 import { presentUser } from '../../src/modules/auth/service.ts';
 import type { DatabaseHandle } from '../../src/platform/db/database.ts';

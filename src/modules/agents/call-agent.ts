@@ -1,7 +1,7 @@
 import type { Database } from '../../platform/db/schema.ts';
 import type { AgentDestination } from '../../platform/outbox/emit.ts';
 import type { CallAgent } from '../../runtime/ports.ts';
-import { agentDestination, engineAgentOf } from './service.ts';
+import { agentDestination, engineAgentOf } from './present.ts';
 
 // The agent as a live call runs it: the engine's view plus voice, turn taking, limits, and the
 // webhook destination its call events go to. Deleted agents run no new call.

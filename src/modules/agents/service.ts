@@ -8,7 +8,7 @@ import type { Database } from '../../platform/db/schema.ts';
 import { AppError, type FieldError, invalidState, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { assertUrlField } from '../../platform/outbound/ssrf-guard.ts';
-import type { AgentDestination, EventEmitter } from '../../platform/outbox/emit.ts';
+import type { EventEmitter } from '../../platform/outbox/emit.ts';
 import { type Page, pageRequest, toPage } from '../../platform/pagination.ts';
 import { DEFAULT_VOICE_ID } from '../../providers/tts/builtin.ts';
 import type { TtsRegistry } from '../../providers/tts/index.ts';
@@ -31,12 +31,11 @@ import {
   type FunctionTestResult,
 } from './schemas.ts';
 import type { StoredTurn } from './tables.ts';
+import { agentDestination, engineAgentOf, presentAgent } from './present.ts';
 
 export const DEFAULT_MAX_DURATION_SECONDS = 600;
 export const DEFAULT_FUNCTION_TIMEOUT_MS = 5000;
 export const DEFAULT_TEMPERATURE = 0.7;
-/** How long the secret before a rotation still signs webhook-signature (DESIGN part 6). */
-export const PREVIOUS_SECRET_TTL_MS = 24 * 3_600_000;
 /** Turns kept in one chat conversation; a longer one must start over. */
 export const MAX_CONVERSATION_TURNS = 200;
 
@@ -60,65 +59,6 @@ export interface AgentsServiceDeps {
   events: EventEmitter;
   /** Builds the dialogue engine for one agent, with that agent's function invoker. */
   engineFor(agent: EngineAgent, functions: FunctionInvoker): DialogueEngine;
-}
-
-export function presentAgent(row: AgentRow): Agent {
-  return {
-    id: row.id,
-    name: row.name,
-    prompt: row.prompt,
-    first_message: row.first_message,
-    language: row.language,
-    voice: row.voice,
-    llm: row.llm,
-    knowledge_base_ids: row.knowledge_base_ids,
-    transfer_number: row.transfer_number,
-    functions: row.functions as Agent['functions'],
-    extraction_fields: row.extraction_fields,
-    end_call_phrases: row.end_call_phrases,
-    max_duration_seconds: row.max_duration_seconds,
-    turn_end_silence_ms: row.turn_end_silence_ms,
-    barge_in_min_ms: row.barge_in_min_ms,
-    interruptible: row.interruptible,
-    silence_timeout_seconds: row.silence_timeout_seconds,
-    voicemail: row.voicemail,
-    webhook_url: row.webhook_url,
-    webhook_events: row.webhook_events,
-    metadata: row.metadata,
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString(),
-  };
-}
-
-/** The agent as the dialogue engine sees it. */
-export function engineAgentOf(row: AgentRow): EngineAgent {
-  return {
-    id: row.id,
-    name: row.name,
-    prompt: row.prompt,
-    first_message: row.first_message,
-    language: row.language,
-    transfer_number: row.transfer_number,
-    functions: row.functions,
-    extraction_fields: row.extraction_fields,
-    end_call_phrases: row.end_call_phrases,
-    knowledge_base_ids: row.knowledge_base_ids,
-    llm: row.llm,
-  };
-}
-
-/** The agent's webhook destination for platform.events.emit (null when it has no webhook_url). */
-export function agentDestination(row: AgentRow): AgentDestination | null {
-  if (!row.webhook_url) return null;
-  const rotatedAt = row.webhook_secret_rotated_at ? new Date(row.webhook_secret_rotated_at) : null;
-  return {
-    agentId: row.id,
-    url: row.webhook_url,
-    secret: row.webhook_secret,
-    events: row.webhook_events,
-    previousSecret: row.previous_webhook_secret,
-    previousSecretExpiresAt: rotatedAt ? new Date(rotatedAt.getTime() + PREVIOUS_SECRET_TTL_MS) : null,
-  };
 }
 
 // One Ajv for checking that function parameters are valid JSON Schemas (compiling them validates

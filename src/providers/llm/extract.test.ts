@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EXTRACTION_CASES, FIXTURE_NOW } from '../../engine/fixtures/extraction-cases.ts';
-import { contextFor, extractFields, findBoolean, findDate, findEnum, findPhone } from './extract.ts';
+import { contextFor, extractFields, findBoolean, findEnum, findPhone } from './extract.ts';
+import { findDate } from './extract-dates.ts';
 import { wordsToDigits } from '../../engine/text.ts';
 
 describe('built-in extraction', () => {
