@@ -84,8 +84,8 @@ export function createCallSession(deps: CallSessionDeps) {
     onOverflow: () => finish({ status: 'failed', endReason: 'media_error', error: { code: 'media_error', message: 'the transport could not keep up with the audio' } }),
   });
 
-  const transcriber = createEarlyTranscriber({ stt: deps.stt, language: agent.language });
-  const early = deps.stt.stateless && deps.earlyTranscriptMs ? Math.min(deps.earlyTranscriptMs, agent.turn_end_silence_ms / 2) : 0;
+  // The words go to STT at a pause, unless the agent talked through them (too short to barge in: no turn).
+  const transcriber = createEarlyTranscriber({ stt: deps.stt, language: agent.language, pauseMs: deps.earlyTranscriptMs, turnEndSilenceMs: agent.turn_end_silence_ms, wanted: () => !turn || voicemailPending });
   const detector = createTurnDetector({
     isSpeech: deps.isSpeech,
     turnEndSilenceMs: agent.turn_end_silence_ms,
@@ -97,7 +97,7 @@ export function createCallSession(deps: CallSessionDeps) {
       if (turn && agent.interruptible && speechMs >= agent.barge_in_min_ms && !voicemailPending && !leavingVoicemail) bargeIn();
     },
     onUtterance: (utterance) => void onUtterance(utterance),
-    pause: early > 0 ? { pauseMs: early, onPause: (audio) => transcriber.begin(audio), onResume: () => transcriber.cancel() } : undefined,
+    pause: transcriber.pause,
   });
 
   function record(entry: TranscriptEntry) {

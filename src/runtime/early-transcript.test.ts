@@ -90,7 +90,7 @@ function manualStt() {
 describe('early transcriber', () => {
   it('answers the turn with the request sent at the pause: no second request', async () => {
     const { stt, requests } = manualStt();
-    const transcriber = createEarlyTranscriber({ stt, language: 'en-US' });
+    const transcriber = createEarlyTranscriber({ stt, language: 'en-US', pauseMs: 250, turnEndSilenceMs: 500, wanted: () => true });
     transcriber.begin(new Int16Array(3200));
     assert.equal(requests.length, 1);
     requests[0].settle('What time do you open?');
@@ -101,7 +101,7 @@ describe('early transcriber', () => {
 
   it('aborts the early request when the caller speaks again, and transcribes the whole utterance at its end', async () => {
     const { stt, requests } = manualStt();
-    const transcriber = createEarlyTranscriber({ stt, language: 'en-US' });
+    const transcriber = createEarlyTranscriber({ stt, language: 'en-US', pauseMs: 250, turnEndSilenceMs: 500, wanted: () => true });
     transcriber.begin(new Int16Array(3200));
     transcriber.cancel();
     assert.equal(requests[0].signal?.aborted, true);
@@ -117,9 +117,24 @@ describe('early transcriber', () => {
     assert.deepEqual([requests[2].signal?.aborted, requests[3].signal?.aborted], [true, false]);
   });
 
+  it('sends nothing early when the speech cannot be a turn, and offers no pause when off or capped by the turn', async () => {
+    const { stt, requests } = manualStt();
+    let wanted = false;
+    const transcriber = createEarlyTranscriber({ stt, language: 'en-US', pauseMs: 250, turnEndSilenceMs: 500, wanted: () => wanted });
+    transcriber.begin(new Int16Array(3200));
+    assert.equal(requests.length, 0, 'a murmur the agent talked through');
+    wanted = true;
+    transcriber.begin(new Int16Array(3200));
+    assert.equal(requests.length, 1);
+    assert.equal(transcriber.pause?.pauseMs, 250);
+    assert.equal(createEarlyTranscriber({ stt, language: 'en', pauseMs: 250, turnEndSilenceMs: 300, wanted: () => true }).pause?.pauseMs, 150, 'at most half the turn-ending silence');
+    assert.equal(createEarlyTranscriber({ stt, language: 'en', pauseMs: 0, turnEndSilenceMs: 500, wanted: () => true }).pause, undefined);
+    assert.equal(createEarlyTranscriber({ stt: { ...stt, stateless: false }, language: 'en', pauseMs: 250, turnEndSilenceMs: 500, wanted: () => true }).pause, undefined);
+  });
+
   it("an early request's failure is the turn's (no silent retry that doubles the wait)", async () => {
     const { stt, requests } = manualStt();
-    const transcriber = createEarlyTranscriber({ stt, language: 'en-US' });
+    const transcriber = createEarlyTranscriber({ stt, language: 'en-US', pauseMs: 250, turnEndSilenceMs: 500, wanted: () => true });
     transcriber.begin(new Int16Array(3200));
     requests[0].settle(new Error('503 from the recogniser'));
     await assert.rejects(transcriber.transcribe(new Int16Array(8000)), /503/);

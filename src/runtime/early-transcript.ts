@@ -9,28 +9,40 @@ import type { SpeechToText } from './ports.ts';
 export interface EarlyTranscriberDeps {
   stt: SpeechToText;
   language: string;
+  /** The pause that sends the words early (STT_EARLY_TRANSCRIPT_MS; 0 or absent: off), at most half the turn-ending silence. */
+  pauseMs?: number;
+  turnEndSilenceMs: number;
+  /** Whether speech that paused now can become a turn (not, say, a murmur the agent talked through). */
+  wanted(): boolean;
 }
 
 export function createEarlyTranscriber(deps: EarlyTranscriberDeps) {
   let early: { answer: Promise<string>; controller: AbortController } | null = null;
+  function cancel() {
+    early?.controller.abort();
+    early = null;
+  }
 
   const ask = (audio: Int16Array, signal?: AbortSignal) => deps.stt.transcribe(audio, { language: deps.language, signal });
+  const pauseMs = deps.stt.stateless && deps.pauseMs ? Math.min(deps.pauseMs, deps.turnEndSilenceMs / 2) : 0;
+
+  /** The caller paused: transcribe what they said so far. */
+  function begin(audio: Int16Array) {
+    if (!deps.wanted()) return;
+    early?.controller.abort();
+    const controller = new AbortController();
+    const answer = ask(audio, controller.signal);
+    // Awaited only if the turn ends before the caller speaks again (its failure is then the turn's).
+    answer.catch(() => undefined);
+    early = { answer, controller };
+  }
 
   return {
-    /** The caller paused: transcribe what they said so far. */
-    begin(audio: Int16Array) {
-      early?.controller.abort();
-      const controller = new AbortController();
-      const answer = ask(audio, controller.signal);
-      // Awaited only if the turn ends before the caller speaks again (its failure is then the turn's).
-      answer.catch(() => undefined);
-      early = { answer, controller };
-    },
+    /** The turn detector's `pause` option (undefined when early transcription is off). */
+    pause: pauseMs > 0 ? { pauseMs, onPause: begin, onResume: cancel } : undefined,
+    begin,
     /** The caller spoke again: the early request no longer covers the utterance. */
-    cancel() {
-      early?.controller.abort();
-      early = null;
-    },
+    cancel,
     /** The utterance's transcript: the early answer when it covers the whole utterance, else asked now. */
     transcribe(audio: Int16Array): Promise<string> {
       const pending = early;

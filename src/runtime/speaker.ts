@@ -1,9 +1,11 @@
 import { FRAME_MS, FRAME_SAMPLES } from './audio/frames.ts';
-import type { MediaStream, RuntimeClock, RuntimeTimer } from './ports.ts';
+import { framePacerOf } from './frame-pacer.ts';
+import type { MediaStream, RuntimeClock } from './ports.ts';
 
 // The agent's mouth: synthesised audio queued by segment (one sentence each), written to the
 // transport one 20 ms frame at a time, paced by the runtime clock (never faster than it plays, so
-// a barge-in drops what was not yet heard). Knows which part of each segment was played.
+// a barge-in drops what was not yet heard). Knows which part of each segment was played. The first
+// frame of a reply leaves at once; the rest on the beat every call on the clock shares (frame-pacer.ts).
 
 export interface SpokenSegment {
   text: string;
@@ -31,7 +33,9 @@ export function createSpeaker(deps: SpeakerDeps) {
   const maxQueued = deps.maxQueuedFrames ?? (5 * 60_000) / FRAME_MS;
   let queue: QueuedSegment[] = [];
   let queuedFrames = 0;
-  let timer: RuntimeTimer | null = null;
+  const pacer = framePacerOf(clock);
+  /** On the pacer's beat: audio queued, or the last frame written still playing. */
+  let pacing = false;
   /** Clock time at which the next frame is due (frames keep their cadence across segments). */
   let nextDue = 0;
   const idleWaiters: Array<() => void> = [];
@@ -51,10 +55,10 @@ export function createSpeaker(deps: SpeakerDeps) {
     return padded;
   }
 
-  function tick() {
-    timer = null;
+  /** Writes every frame due by now (at high simulated speed several per beat); false once played out. */
+  function step(): boolean {
+    if (!pacing) return false;
     const now = clock.now();
-    // Write every frame that is due by now (at high simulated speed several per timer tick).
     while (nextDue <= now) {
       const segment = head();
       if (!segment) break;
@@ -62,24 +66,20 @@ export function createSpeaker(deps: SpeakerDeps) {
       segment.played++;
       queuedFrames--;
       if (!stream.send(frame)) {
+        pacing = false;
         deps.onOverflow?.();
-        return;
+        return false;
       }
       deps.onFrame?.(frame, nextDue);
       for (const waiter of firstFrameWaiters.splice(0)) waiter(nextDue);
       nextDue += FRAME_MS;
     }
-    if (head()) {
-      timer = clock.setTimer(tick, nextDue - now);
-      return;
-    }
     // Queue empty: idle once the last written frame has had its time to play.
-    const playedOut = () => {
-      timer = null;
-      if (head()) return tick();
+    if (!head() && nextDue <= now) {
+      pacing = false;
       for (const waiter of idleWaiters.splice(0)) waiter();
-    };
-    timer = clock.setTimer(playedOut, Math.max(0, nextDue - now));
+    }
+    return pacing;
   }
 
   return {
@@ -94,15 +94,17 @@ export function createSpeaker(deps: SpeakerDeps) {
       if (frames === 0) return segment;
       queue.push(segment);
       queuedFrames += frames;
-      if (!timer) {
+      if (!pacing) {
         nextDue = Math.max(nextDue, clock.now());
-        tick();
+        pacing = true;
+        pacer.add(step);
+        step();
       }
       return segment;
     },
     /** True while audio is queued or still playing out. */
     get busy(): boolean {
-      return timer !== null || head() !== undefined;
+      return pacing || head() !== undefined;
     },
     /** Resolves with the clock time of the next frame written. */
     nextFrame(): Promise<number> {
@@ -115,8 +117,8 @@ export function createSpeaker(deps: SpeakerDeps) {
     },
     /** Drops what was not written yet (segments keep their `played` count); pending waits resolve. */
     clear(): void {
-      timer?.cancel();
-      timer = null;
+      pacing = false;
+      pacer.remove(step);
       queue = [];
       queuedFrames = 0;
       nextDue = 0;

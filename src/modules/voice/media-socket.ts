@@ -54,6 +54,11 @@ export function createMediaSocketStream(socket: WebSocket, options: MediaSocketO
   };
 
   function onAudio(bytes: Buffer) {
+    // The usual message, one whole frame with nothing pending: one copy (the frame outlives the message).
+    if (pending.length === 0 && bytes.length === FRAME_SAMPLES * 2) {
+      frameListener?.(new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)));
+      return;
+    }
     // Whole samples only; an odd trailing byte is dropped.
     const samples = new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + (bytes.length & ~1)));
     const joined = new Int16Array(pending.length + samples.length);

@@ -60,5 +60,11 @@ describe('runtime audio', () => {
     loud.addAgent(0, new Int16Array(FRAME_SAMPLES).fill(30000));
     assert.equal(loud.pcm()[0], 32767, 'clipped, not wrapped');
     assert.equal(loud.durationMs(), 20);
+    // Past the first 10 s block, where only the caller spoke: their audio as it was.
+    const long = createCallRecorder({ maxDurationMs: 30_000 });
+    long.addAgent(0, frame);
+    long.addCaller(12_000, new Int16Array(FRAME_SAMPLES).fill(-1234));
+    const track = long.pcm();
+    assert.deepEqual([track.length, track[0], track[12 * 16_000 - 1], track[12 * 16_000], track.at(-1)], [12 * 16_000 + FRAME_SAMPLES, 1000, 0, -1234, -1234]);
   });
 });

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { FRAME_SAMPLES } from './audio/frames.ts';
+import { createFramePacer } from './frame-pacer.ts';
+import type { MediaStream, RuntimeClock } from './ports.ts';
+import { createSpeaker } from './speaker.ts';
+
+// The shared 20 ms beat, on a clock the test moves by hand: every task runs on the same beats, one
+// timer is armed however many tasks there are, and a late beat does not shift the grid.
+
+function manualClock() {
+  let now = 0;
+  let timers: Array<{ at: number; fn: () => void; live: boolean }> = [];
+  const clock: RuntimeClock & { advanceTo(ms: number): void; stallTo(ms: number): void; armed(): number } = {
+    scale: 1,
+    now: () => now,
+    setTimer(fn, ms) {
+      const timer = { at: now + ms, fn, live: true };
+      timers.push(timer);
+      return {
+        cancel: () => {
+          timer.live = false;
+        },
+      };
+    },
+    /** Moves time to `ms`, firing due timers in order (a timer fires at its time, or now if late). */
+    advanceTo(ms) {
+      for (;;) {
+        const due = timers.filter((t) => t.live && t.at <= ms).sort((a, b) => a.at - b.at)[0];
+        if (!due) break;
+        due.live = false;
+        now = Math.max(now, due.at);
+        due.fn();
+      }
+      timers = timers.filter((t) => t.live);
+      now = ms;
+    },
+    /** A blocked event loop: time passes and no timer fires (the next advanceTo fires them late). */
+    stallTo(ms) {
+      now = ms;
+    },
+    armed: () => timers.filter((t) => t.live).length,
+  };
+  return clock;
+}
+
+describe('frame pacer', () => {
+  it('runs every task on one shared beat with one timer, and stops when no task is left', () => {
+    const clock = manualClock();
+    const pacer = createFramePacer(clock);
+    const beats: Record<string, number[]> = { a: [], b: [] };
+    let bLeft = 2;
+    const a = () => {
+      beats.a.push(clock.now());
+      return true;
+    };
+    const b = () => {
+      beats.b.push(clock.now());
+      return --bLeft > 0;
+    };
+    pacer.add(a);
+    clock.advanceTo(7);
+    pacer.add(b);
+    pacer.add(b);
+    assert.equal(clock.armed(), 1, 'one timer for both tasks');
+    clock.advanceTo(61);
+    assert.deepEqual(beats.a, [20, 40, 60]);
+    assert.deepEqual(beats.b, [20, 40], 'b joined the beat it found, and left when it answered false');
+    assert.equal(pacer.size, 1);
+    pacer.remove(a);
+    assert.equal(clock.armed(), 0, 'no task: no timer');
+    clock.advanceTo(200);
+    assert.deepEqual(beats.a, [20, 40, 60]);
+  });
+
+  it('a late beat runs once, and the next one is back on the grid', () => {
+    const clock = manualClock();
+    const pacer = createFramePacer(clock);
+    const seen: number[] = [];
+    pacer.add(() => {
+      seen.push(clock.now());
+      return true;
+    });
+    clock.advanceTo(20);
+    // The loop is blocked from 20 to 75: the beat due at 40 runs at 75, the next at 80.
+    clock.stallTo(75);
+    clock.advanceTo(101);
+    assert.deepEqual(seen, [20, 75, 80, 100]);
+  });
+
+  it("two calls' speakers: each reply's first frame at once, then both on the shared beat with one timer", async () => {
+    const clock = manualClock();
+    const sent: Record<string, number[]> = { a: [], b: [] };
+    const streamOf = (name: string) => ({ send: () => sent[name].push(clock.now()) > 0 }) as unknown as MediaStream;
+    const a = createSpeaker({ clock, stream: streamOf('a') });
+    const b = createSpeaker({ clock, stream: streamOf('b') });
+    a.enqueue('five frames', new Int16Array(5 * FRAME_SAMPLES));
+    clock.advanceTo(7);
+    b.enqueue('three frames', new Int16Array(3 * FRAME_SAMPLES));
+    assert.equal(clock.armed(), 1);
+    let idleAt = -1;
+    void b.idle().then(() => {
+      idleAt = clock.now();
+    });
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    clock.advanceTo(79);
+    await settle();
+    assert.equal(idleAt, -1, 'its last frame (written at 60) is still playing');
+    clock.advanceTo(81);
+    await settle();
+    assert.equal(idleAt, 81, 'played out on the first beat after its last frame ended (80)');
+    clock.advanceTo(200);
+    assert.deepEqual(sent.a, [0, 20, 40, 60, 80]);
+    assert.deepEqual(sent.b, [7, 40, 60]);
+    assert.equal(clock.armed(), 0, 'both idle: the beat stops');
+  });
+});
