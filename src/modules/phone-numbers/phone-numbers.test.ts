@@ -45,6 +45,19 @@ describe('phone numbers', () => {
     assert.equal((await t.request({ method: 'GET', url: '/v1/phone-numbers/available?limit=0', ...as(user) })).statusCode, 422);
   });
 
+  it('goes on past the numbers already taken: the sandbox does not run dry after its first numbers are bought', async () => {
+    const user = await signUp(t);
+    // Top the wallet up so it can pay for every number.
+    await t.platform.db.updateTable('wallets').set({ balance_micros: 1_000_000_000 }).where('workspace_id', '=', user.workspaceId).execute();
+    const first = await available(user, '?contains=0148&limit=10');
+    for (const n of first) assert.equal((await buy(user, { number: n.number })).statusCode, 201);
+    // Ten more taken than one search round looks at (limit 3 → 9 numbers): the next three free ones still come back.
+    const next = await available(user, '?contains=0148&limit=3');
+    assert.equal(next.length, 3);
+    assert.ok(next.every((n) => !first.some((f) => f.number === n.number)), 'none of them taken');
+    assert.ok(next.every((n) => n.number.includes('0148')));
+  });
+
   it('buying debits the first month in one ledger row; too little balance buys nothing (402)', async () => {
     const user = await signUp(t);
     const agent = await createCallAgent(t, user);

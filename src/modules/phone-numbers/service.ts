@@ -6,7 +6,7 @@ import { microsToUsd } from '../../platform/money.ts';
 import { type PageRequest, toPage } from '../../platform/pagination.ts';
 import { toE164 } from '../../platform/phone.ts';
 import { createWalletRepo } from '../wallet/repo.ts';
-import type { NumberInventory } from './inventory-port.ts';
+import type { AvailableNumber, NumberInventory } from './inventory-port.ts';
 import type { EventEmitter } from '../../platform/outbox/emit.ts';
 import { createPhoneNumbersRepo, type PhoneNumberRow } from './repo.ts';
 import type { AcquireBody, PhoneNumber, PhoneNumberUpdate } from './schemas.ts';
@@ -66,14 +66,22 @@ export function createPhoneNumbersService(deps: PhoneNumbersDeps) {
     },
 
     async available(query: { country?: string; area_code?: string; contains?: string; limit?: number }) {
-      const found = await inventory.search({ country: (query.country ?? 'US').toUpperCase(), areaCode: query.area_code, contains: query.contains, limit: (query.limit ?? 10) * 3, exclude: new Set() });
-      const owned = await repo.owned(db, found.map((n) => n.number));
-      return {
-        data: found
-          .filter((n) => !owned.has(n.number))
-          .slice(0, query.limit ?? 10)
-          .map((n) => ({ ...n, monthly_cost_usd: microsToUsd(deps.monthlyMicros) })),
-      };
+      const limit = query.limit ?? 10;
+      const free: AvailableNumber[] = [];
+      // Numbers held in this deployment are skipped, and the search goes on past them (a provider
+      // whose inventory knows nothing of them, the sandbox's, would otherwise run dry for every
+      // tenant once its first numbers were bought): rounds of growing size, at most five.
+      const seen = new Set<string>();
+      for (let round = 0, size = limit * 3; round < 5 && free.length < limit; round++, size *= 2) {
+        const found = await inventory.search({ country: (query.country ?? 'US').toUpperCase(), areaCode: query.area_code, contains: query.contains, limit: size, exclude: seen });
+        const owned = await repo.owned(db, found.map((n) => n.number));
+        for (const n of found) {
+          seen.add(n.number);
+          if (!owned.has(n.number) && free.length < limit) free.push(n);
+        }
+        if (found.length < size || owned.size === 0) break;
+      }
+      return { data: free.map((n) => ({ ...n, monthly_cost_usd: microsToUsd(deps.monthlyMicros) })) };
     },
 
     /** Buys a number of the provider's inventory: the first month is debited with it, or nothing happens. */
