@@ -352,11 +352,12 @@ async function main() {
       goal_capacity_sessions: GOAL_SESSIONS,
       ...(Object.keys(media.profiles).length > 0 ? { profile_top_self: media.profiles } : {}),
       note:
-        'One 2-core machine runs the server, the clients (a worker thread, about a third of a core at 300) and both ends of loopback TCP. ' +
-        'Jitter follows the server loop: at 300 sessions its utilisation is ~0.9 and timers fire late, so speakers write 2-3 frames at once. ' +
-        'BENCH_PROFILE at 300 (server thread, share of wall time, 28 % idle): outgoing frames 24 % (one setTimeout per session per frame, then one ws send and one writev syscall per 640-byte frame: writev alone 17 %), ' +
-        'incoming frames ~24 % (socket reads, ws parsing, media-socket onAudio copying each frame 3-4 times into new typed arrays ~12 %, VAD 3 %, recorder 2 %), ' +
-        'PGlite ~10 % (each turn\'s call.transcript outbox transaction, synchronous WASM on the main thread), GC 4 %, per-session timer re-arming ~4 %.',
+        'One 2-core machine runs the server, the clients (a worker thread, a third to a half of a core at 300) and both ends of loopback TCP. ' +
+        'Jitter follows the server loop: at 300 sessions its utilisation is 0.9-1.0, every 20 ms beat and every burst of incoming frames queue behind each other, and frames leave 2-5 beats late. ' +
+        'Since 2026-11-26 every speaker writes on one shared 20 ms beat (runtime/frame-pacer.ts: one timer for all calls instead of one per session per frame, frames leave in one burst) and the recorder copies frames instead of adding samples: ' +
+        'A/B at 200 sessions, process CPU 80 % against 99 % before, server loop utilisation 0.55 against 0.67; the jitter p99 moves between runs more than between the two (200: 20-33 ms; 300: 49-101 ms, old and new code alike). ' +
+        'BENCH_PROFILE at 300 (server thread): socket writes ~20 % (writev: the kernel loopback, waking the clients), incoming frames ~30 % (socket reads, ws parsing, VAD 4 %, recorder), GC 3-4 % in pauses of 15-30 ms, PGlite ~5 % (a query per transcript line for its webhook destinations). ' +
+        'What is left to reach 300 is halving the per-frame cost or a core of its own for media, not one hot spot.',
     },
     ledger: ledger
       ? {
