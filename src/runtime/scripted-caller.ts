@@ -1,4 +1,4 @@
-import { FRAME_MS, FRAME_SAMPLES } from './audio/frames.ts';
+import { concatPcm, FRAME_MS, FRAME_SAMPLES } from './audio/frames.ts';
 import type { FarEnd } from './media-pair.ts';
 import type { CallerUtterance, RuntimeClock, RuntimeTimer, SpeechToText, TextToSpeech } from './ports.ts';
 
@@ -59,13 +59,8 @@ export function createScriptedCaller(options: ScriptedCallerOptions, stt: { push
       audio = (async () => {
         const parts: Int16Array[] = [];
         for await (const pcm of options.tts.synthesize(text, options.voice)) parts.push(pcm);
-        const whole = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-        let at = 0;
-        for (const part of parts) {
-          whole.set(part, at);
-          at += part.length;
-        }
-        return whole;
+        // A copy even of a single piece: the line is kept, the synthesiser's buffer is not ours.
+        return parts.length === 1 ? parts[0].slice() : concatPcm(parts);
       })();
       rendered.set(text, audio);
     }

@@ -1,4 +1,4 @@
-import { FRAME_MS } from './audio/frames.ts';
+import { concatPcm, FRAME_MS } from './audio/frames.ts';
 
 // Turn taking on the caller's side: a voice activity detector classifies each 20 ms frame; an
 // utterance starts with speech and ends after `turnEndSilenceMs` of silence. Bursts shorter than
@@ -43,15 +43,8 @@ export function createTurnDetector(deps: TurnDetectorDeps) {
 
   const pause = deps.pause && deps.pause.pauseMs < deps.turnEndSilenceMs ? deps.pause : null;
 
-  function joined(parts: Int16Array[]) {
-    const audio = new Int16Array(parts.reduce((n, f) => n + f.length, 0));
-    let offset = 0;
-    for (const frame of parts) {
-      audio.set(frame, offset);
-      offset += frame.length;
-    }
-    return audio;
-  }
+  // A copy even of a single frame: the utterance's audio is handed on and kept.
+  const joined = (parts: Int16Array[]) => (parts.length === 1 ? parts[0].slice() : concatPcm(parts));
 
   function finish() {
     const utterance = frames;

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AudioSource, dispose } from '@livekit/rtc-node';
 import { decodeJwt } from 'jose';
 import { AccessToken, RoomServiceClient, ServerError } from 'livekit-server-sdk';
+import { concatPcm } from '../../runtime/audio/frames.ts';
 import { createInboundConverter, createOutboundConverter, createPlayout, downmixToMono, type PcmFrame } from './livekit-audio.ts';
 import { startFakeLiveKit } from './livekit-fake.ts';
 import { createLiveKitMedia, LiveKitApiError } from './livekit.ts';
@@ -148,16 +149,6 @@ function toneFrames(seconds: number, right?: number): PcmFrame[] {
   return frames;
 }
 
-function concat(chunks: Int16Array[]): Int16Array {
-  const whole = new Int16Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    whole.set(chunk, at);
-    at += chunk.length;
-  }
-  return whole;
-}
-
 /** The tone's frequency, from its sign changes (two per period). */
 function frequencyOf(pcm: Int16Array, sampleRate: number): number {
   let crossings = 0;
@@ -175,7 +166,7 @@ describe('LiveKit audio conversion', () => {
     // Two seconds are 100 runtime frames; the resampler's filter delay holds back part of the last.
     assert.ok(runtimeFrames.length === 99 || runtimeFrames.length === 100, `${runtimeFrames.length} frames`);
     assert.ok(runtimeFrames.every((frame) => frame.length === 320));
-    const pcm16k = concat(runtimeFrames.slice(1));
+    const pcm16k = concatPcm(runtimeFrames.slice(1));
     assert.ok(Math.abs(frequencyOf(pcm16k, 16_000) - TONE_HZ) < TONE_HZ * 0.01, `${frequencyOf(pcm16k, 16_000)} Hz`);
     assert.ok(Math.abs(peak(pcm16k) - AMPLITUDE) < AMPLITUDE * 0.05, `peak ${peak(pcm16k)}`);
 
@@ -184,7 +175,7 @@ describe('LiveKit audio conversion', () => {
     outbound.close();
     assert.ok(Math.abs(livekitFrames.length - runtimeFrames.length * 2) <= 1, `${livekitFrames.length} frames`);
     for (const frame of livekitFrames) assert.deepEqual({ ...frame, data: frame.data.length }, { data: 480, sampleRate: 48_000, channels: 1, samplesPerChannel: 480 });
-    const pcm48k = concat(livekitFrames.slice(2).map((frame) => frame.data));
+    const pcm48k = concatPcm(livekitFrames.slice(2).map((frame) => frame.data));
     assert.ok(Math.abs(frequencyOf(pcm48k, 48_000) - TONE_HZ) < TONE_HZ * 0.01, `${frequencyOf(pcm48k, 48_000)} Hz`);
     assert.ok(Math.abs(peak(pcm48k) - AMPLITUDE) < AMPLITUDE * 0.05, `peak ${peak(pcm48k)}`);
   });

@@ -1,4 +1,4 @@
-import { SAMPLE_RATE } from '../../runtime/audio/frames.ts';
+import { concatPcm, SAMPLE_RATE } from '../../runtime/audio/frames.ts';
 import { createResampler, type Resampler, resamplePcm16 } from '../../runtime/audio/resample.ts';
 import type { TextToSpeech } from '../../runtime/ports.ts';
 import { DEFAULT_VOICE_ID } from './builtin.ts';
@@ -44,7 +44,7 @@ export function createRuntimeSpeech(registry: TtsRegistry, options: RuntimeSpeec
     } finally {
       // Failed, aborted, or the listener left: nothing cached; a line waiting on it speaks it itself.
       if (!complete) cache.forget(key, entry);
-      settle(complete ? concat(pieces) : undefined);
+      settle(complete ? concatPcm(pieces) : undefined);
     }
   }
 
@@ -133,13 +133,3 @@ function createLineCache(limit: number) {
   };
 }
 
-function concat(pieces: Int16Array[]): Int16Array {
-  if (pieces.length === 1) return pieces[0];
-  const whole = new Int16Array(pieces.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const piece of pieces) {
-    whole.set(piece, at);
-    at += piece.length;
-  }
-  return whole;
-}

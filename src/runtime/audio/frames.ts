@@ -8,6 +8,18 @@ export const samplesToMs = (samples: number) => (samples * 1000) / SAMPLE_RATE;
 export const msToSamples = (ms: number) => Math.round((ms * SAMPLE_RATE) / 1000);
 export const framesDurationMs = (frames: number) => frames * FRAME_MS;
 
+/** The pieces one after another in one array (a new one, unless there is a single piece). */
+export function concatPcm(pieces: Int16Array[]): Int16Array {
+  if (pieces.length === 1) return pieces[0];
+  const whole = new Int16Array(pieces.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const piece of pieces) {
+    whole.set(piece, at);
+    at += piece.length;
+  }
+  return whole;
+}
+
 /** Cuts `pcm` into frames of FRAME_SAMPLES; the last one is zero-padded. */
 export function splitFrames(pcm: Int16Array): Int16Array[] {
   const frames: Int16Array[] = [];
