@@ -33,7 +33,12 @@ export interface TwilioTelephonyDeps {
   client: TwilioClient;
   /** The address Twilio reaches this deployment at (PUBLIC_BASE_URL). */
   publicBaseUrl: string;
+  /** How long a dial waits for word of its call here (default: the ring time-out and a minute). */
+  dialDeadlineMs?: number;
 }
+
+/** A dial nothing settled by then ends here: Twilio stopped ringing long before. */
+const DIAL_DEADLINE_MS = (RING_TIMEOUT_SECONDS + 60) * 1000;
 
 interface PendingDial {
   sid: string;
@@ -103,8 +108,16 @@ export function createTwilioTelephony(deps: TwilioTelephonyDeps) {
       return { kind: 'failed', message: `Twilio refused the call: ${error instanceof Error ? error.message : String(error)}` };
     }
     return new Promise<DialOutcome>((resolve) => {
+      // With several instances, the call's stream and its final status may all reach another one
+      // (which then runs the call): this dial would wait forever. It ends once Twilio would long have
+      // stopped ringing; the runner's outcome is refused if the call has moved on elsewhere.
+      const deadline = setTimeout(
+        () => settle({ kind: 'failed', message: 'no answer nor final status reached this instance in time' }),
+        deps.dialDeadlineMs ?? DIAL_DEADLINE_MS,
+      );
       const settle = (outcome: DialOutcome) => {
         if (dials.get(request.callId)?.resolve !== settle) return;
+        clearTimeout(deadline);
         dials.delete(request.callId);
         // A verdict kept for a call that never connected.
         if (outcome.kind !== 'answered') live.delete(request.callId);
