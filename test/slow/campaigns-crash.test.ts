@@ -4,11 +4,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, it } from 'node:test';
-import pg from 'pg';
+import type pg from 'pg';
 import { SANDBOX_NUMBERS } from '../../src/providers/telephony/sandbox.ts';
 import { freePort } from '../support/ports.ts';
 import { healthy, type ServerProcess, startServer, until } from '../support/processes.ts';
-import { dropSchemaLater } from '../support/schemas.ts';
+import { createSchema, dropSchemaLater, urlInSchema } from '../support/schemas.ts';
 
 // A campaign survives the death of the worker dialing it: an API process and a worker process run
 // a 60-contact campaign (concurrency 5, busy numbers retried); the worker is SIGKILLed mid-campaign
@@ -34,16 +34,11 @@ const CAMPAIGN_WAIT_MS = 240_000;
 
 it('a worker SIGKILLed mid-campaign: a new worker finishes it, no contact lost, none dialed twice for one attempt', { timeout: 400_000 }, async () => {
   assert.ok(databaseUrl, 'the campaign crash test needs PostgreSQL: set TEST_DATABASE_URL (npm run test:slow)');
-  direct = new pg.Client({ connectionString: databaseUrl });
-  await direct.connect();
-  await direct.query(`CREATE SCHEMA "${schema}"`);
-  await direct.query(`SET search_path TO "${schema}"`);
-  const url = new URL(databaseUrl);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  direct = await createSchema(databaseUrl, schema);
   const common = {
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
-    DATABASE_URL: url.toString(),
+    DATABASE_URL: urlInSchema(databaseUrl, schema),
     JWT_SECRET: randomBytes(24).toString('hex'),
     BLOB_STORE: 'postgres',
     ALLOW_PRIVATE_URLS: 'true',

@@ -4,11 +4,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
+import type pg from 'pg';
 import { startReceiver } from '../../src/modules/webhooks/test-receiver.ts';
 import { freePort } from '../support/ports.ts';
 import { healthy, type ServerProcess, startServer, startTcpProxy, type TcpProxy, until } from '../support/processes.ts';
-import { dropSchemaLater } from '../support/schemas.ts';
+import { createSchema, dropSchemaLater, urlInSchema } from '../support/schemas.ts';
 
 // Scale-out proof (issue 19): two ROLE=api and two ROLE=worker processes, as `npm start` runs them,
 // on one PostgreSQL schema and one Redis, reached through TCP proxies the test can cut. Rate limits
@@ -59,23 +59,19 @@ async function newUser() {
 
 before(async () => {
   assert.ok(databaseUrl, 'the scale-out test needs PostgreSQL: set TEST_DATABASE_URL (npm run test:slow)');
-  direct = new pg.Client({ connectionString: databaseUrl });
-  await direct.connect();
-  await direct.query(`CREATE SCHEMA "${schema}"`);
-  await direct.query(`SET search_path TO "${schema}"`);
+  direct = await createSchema(databaseUrl, schema);
   const target = new URL(databaseUrl);
   pgProxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
   redisProxy = await startTcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
   proxies.push(pgProxy, redisProxy);
   const viaProxy = new URL(databaseUrl);
   viaProxy.host = `127.0.0.1:${pgProxy.port}`;
-  viaProxy.searchParams.set('options', `-c search_path=${schema}`);
   const redisViaProxy = new URL(redisUrl);
   redisViaProxy.host = `127.0.0.1:${redisProxy.port}`;
   const common = {
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
-    DATABASE_URL: viaProxy.toString(),
+    DATABASE_URL: urlInSchema(viaProxy, schema),
     REDIS_URL: redisViaProxy.toString(),
     JWT_SECRET: randomBytes(24).toString('hex'),
     BLOB_STORE: 'postgres',

@@ -4,10 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
+import type pg from 'pg';
 import { freePort } from '../support/ports.ts';
 import { healthy, type ServerProcess, startServer, until } from '../support/processes.ts';
-import { dropSchemaLater } from '../support/schemas.ts';
+import { createSchema, dropSchemaLater, urlInSchema } from '../support/schemas.ts';
 
 // Schedules fire exactly once with several workers (issue 17): one ROLE=api and two ROLE=worker
 // processes, as `npm start` runs them, on one PostgreSQL schema. Schedules created through the API
@@ -75,16 +75,11 @@ async function outcome(ids: string[]) {
 
 before(async () => {
   assert.ok(databaseUrl, 'the schedules multi-process test needs PostgreSQL: set TEST_DATABASE_URL (npm run test:slow)');
-  direct = new pg.Client({ connectionString: databaseUrl });
-  await direct.connect();
-  await direct.query(`CREATE SCHEMA "${schema}"`);
-  await direct.query(`SET search_path TO "${schema}"`);
-  const url = new URL(databaseUrl);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  direct = await createSchema(databaseUrl, schema);
   const common = {
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
-    DATABASE_URL: url.toString(),
+    DATABASE_URL: urlInSchema(databaseUrl, schema),
     JWT_SECRET: randomBytes(24).toString('hex'),
     ALLOW_PRIVATE_URLS: 'true',
     SIGNUP_CREDIT_USD: '1000',

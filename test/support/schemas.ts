@@ -26,3 +26,19 @@ export async function dropSchemaLater(databaseUrl: string, schema: string): Prom
     await client.end();
   }
 }
+
+/** Creates `schema` for a multi-process test; answers a client whose queries run in it. */
+export async function createSchema(databaseUrl: string, schema: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query(`CREATE SCHEMA "${schema}"`);
+  await client.query(`SET search_path TO "${schema}"`);
+  return client;
+}
+
+/** `databaseUrl` whose connections run in `schema` (the DATABASE_URL of a server process). */
+export function urlInSchema(databaseUrl: string | URL, schema: string): string {
+  const url = new URL(databaseUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
+}
