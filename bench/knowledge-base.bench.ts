@@ -17,7 +17,6 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pino from 'pino';
@@ -33,6 +32,7 @@ import { createOutboundClient } from '../src/platform/outbound/ssrf-guard.ts';
 import { fakeEmbedding } from '../src/providers/embeddings/fake-server.ts';
 import { createOpenAiEmbeddings } from '../src/providers/embeddings/openai.ts';
 import type { EmbeddingsProvider } from '../src/providers/embeddings/port.ts';
+import { startModuleWorker } from '../src/platform/module-worker.ts';
 import { prng } from './prng.ts';
 import { document, queryMix } from './support/knowledge-corpus.ts';
 
@@ -327,8 +327,7 @@ function measureScan() {
 
 /** The fake provider in a worker thread (bench/support/embeddings-far-end.ts). */
 async function startFarEnd(): Promise<{ baseUrl: string; close(): Promise<void> }> {
-  const entry = new URL('./support/embeddings-far-end.ts', import.meta.url).href;
-  const worker = new Worker(new URL('./support/ts-worker.mjs', import.meta.url), { workerData: { entry } });
+  const worker = startModuleWorker(new URL('./support/embeddings-far-end.ts', import.meta.url));
   const { baseUrl } = await new Promise<{ baseUrl: string }>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);

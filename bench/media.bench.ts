@@ -7,7 +7,11 @@
 //     agent (built-in LLM and voices) keeps talking over the socket. Measured on the client side
 //     in the steady state (all sessions connected): the inter-arrival time of the agent's audio
 //     frames within a turn against 20 ms, p99 of |gap − 20| (gaps over 200 ms are turn boundaries),
-//     with the server thread's event-loop delay p99 and utilisation, the process CPU and RSS.
+//     with the server thread's event-loop delay p99 and utilisation, the process CPU and RSS, and,
+//     on the server's side, how late the media writer's thread wrote each frame after its time
+//     (writer_lateness_*: its own figures, free of the clients' scheduling). The clients send on
+//     ten phases of the 20 ms period (real clients are not in step) and run at the raised priority
+//     the writer thread takes (BENCH_CLIENTS_PRIORITY=normal: not), needing root or CAP_SYS_NICE.
 //     `capacity_sessions` is the largest level whose sessions all connected with jitter p99 ≤ 20 ms
 //     (goal ≥ 300). The baseline, in the same run, is the 1-session level. Every session is ended
 //     through the API (POST /v1/voice/sessions/{id}/end) between levels.
@@ -25,7 +29,6 @@ import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
@@ -35,6 +38,7 @@ import { systemClock } from '../src/platform/clock.ts';
 import { migrateToLatest, openDatabase } from '../src/platform/db/database.ts';
 import { newId } from '../src/platform/ids.ts';
 import { createLogger } from '../src/platform/logging.ts';
+import { startModuleWorker } from '../src/platform/module-worker.ts';
 import type { ClosedResult, MeasureResult, MediaClientsRequest, MediaClientsSettings, OpenResult } from './support/media-clients.ts';
 
 const LEVELS = (process.env.BENCH_LEVELS ?? '1,100,200,300').split(',').map(Number);
@@ -56,6 +60,17 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
 };
+/** The upper edge (ms) of the bucket holding percentile p of a 1 ms histogram. */
+function histogramPercentile(buckets: number[], p: number): number | null {
+  const total = buckets.reduce((a, b) => a + b, 0);
+  if (total === 0) return null;
+  let seen = 0;
+  for (let i = 0; i < buckets.length; i++) {
+    seen += buckets[i];
+    if (seen >= (p / 100) * total) return i + 1;
+  }
+  return buckets.length;
+}
 const round1 = (value: number | null) => (value === null ? null : Math.round(value * 10) / 10);
 // Node 20's monitorEventLoopDelay records each whole timer interval, the resolution included (an
 // idle loop reads 10 ms at resolution 10): the delay is what exceeds it.
@@ -71,8 +86,7 @@ interface Clients {
 }
 
 async function startClients(settings: MediaClientsSettings): Promise<Clients> {
-  const entry = new URL('./support/media-clients.ts', import.meta.url).href;
-  const worker = new Worker(new URL('./support/ts-worker.mjs', import.meta.url), { workerData: { ...settings, entry } });
+  const worker = startModuleWorker(new URL('./support/media-clients.ts', import.meta.url), { workerData: { ...settings } });
   const next = () =>
     new Promise<unknown>((resolve, reject) => {
       const onError = (error: Error) => {
@@ -128,8 +142,10 @@ async function measureSessions() {
   });
   const database = await openDatabase({ pgliteDir: path.join(dataDir, 'pglite') });
   await migrateToLatest(database);
-  const { app } = await buildApp({ config, database, clock: systemClock, jwtSecret: 'x'.repeat(40), logger: createLogger({ level: 'silent' }) });
+  const { app, voice } = await buildApp({ config, database, clock: systemClock, jwtSecret: 'x'.repeat(40), logger: createLogger({ level: 'silent' }) });
   await app.listen({ port: 0, host: '127.0.0.1' });
+  // As the served process (src/server.ts) does once listening.
+  voice.service.prepareMedia();
   const { port } = app.server.address() as { port: number };
   const inject = async (method: 'GET' | 'POST', url: string, token?: string, payload?: unknown) => {
     const res = await app.inject({ method, url, payload: payload as object, headers: token ? { authorization: `Bearer ${token}` } : {} });
@@ -146,7 +162,12 @@ async function measureSessions() {
     max_duration_seconds: 3600,
   });
 
-  const clients = await startClients({ url: `ws://127.0.0.1:${port}/v1/media/stream`, textEveryMs: TEXT_EVERY_MS, text: USER_TEXT });
+  const clients = await startClients({
+    url: `ws://127.0.0.1:${port}/v1/media/stream`,
+    textEveryMs: TEXT_EVERY_MS,
+    text: USER_TEXT,
+    raisedPriority: process.env.BENCH_CLIENTS_PRIORITY !== 'normal',
+  });
   const levels = [];
   const profiles: Record<string, unknown> = {};
   let baselineRss: number | null = null;
@@ -171,10 +192,12 @@ async function measureSessions() {
       await profiler.post('Profiler.enable');
       await profiler.post('Profiler.start');
     }
+    await voice.service.mediaWriterStats();
     const elu = performance.eventLoopUtilization();
     const cpuStart = process.cpuUsage();
     const started = performance.now();
     const seen = await clients.run<MeasureResult>({ type: 'measure', ms: LEVEL_MS });
+    const writer = await voice.service.mediaWriterStats();
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuStart);
     const serverElu = performance.eventLoopUtilization(elu);
@@ -225,6 +248,11 @@ async function measureSessions() {
       jitter_p99_ms: seen.jitter_p99_ms,
       jitter_max_ms: seen.jitter_max_ms,
       late_share: seen.late_share,
+      writer_frames_per_s: writer ? Math.round(writer.frames / seconds) : null,
+      writer_lateness_p50_ms: writer ? histogramPercentile(writer.lateness, 50) : null,
+      writer_lateness_p99_ms: writer ? histogramPercentile(writer.lateness, 99) : null,
+      writer_lateness_max_ms: writer ? writer.lateness.findLastIndex((n) => n > 0) : null,
+      writer_arrived_late: writer?.arrivedLate ?? null,
       server_loop_delay_p99_ms: loopDelayMs(loop.percentile(99)),
       server_loop_delay_max_ms: loopDelayMs(loop.max),
       server_loop_utilization: Math.round(serverElu.utilization * 1000) / 1000,

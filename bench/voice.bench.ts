@@ -19,7 +19,6 @@ import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import OpenAI from 'openai';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -28,6 +27,7 @@ import { migrateToLatest, openDatabase } from '../src/platform/db/database.ts';
 import { createLogger } from '../src/platform/logging.ts';
 import { createOpenAiStt } from '../src/providers/stt/openai.ts';
 import { createOpenAiTts } from '../src/providers/tts/openai.ts';
+import { startModuleWorker } from '../src/platform/module-worker.ts';
 import type { FarEndRequest, FarEndSettings } from './support/voice-far-end.ts';
 import { freePort } from '../test/support/ports.ts';
 
@@ -63,8 +63,7 @@ interface FarEnd {
 
 /** A far-end thread (bench/support/voice-far-end.ts) in the given role, once it is ready. */
 async function startFarEndThread(settings: FarEndSettings) {
-  const entry = new URL('./support/voice-far-end.ts', import.meta.url).href;
-  const worker = new Worker(new URL('./support/ts-worker.mjs', import.meta.url), { workerData: { ...settings, entry } });
+  const worker = startModuleWorker(new URL('./support/voice-far-end.ts', import.meta.url), { workerData: { ...settings } });
   const next = () =>
     new Promise<Record<string, unknown>>((resolve, reject) => {
       worker.once('message', resolve);

@@ -235,6 +235,11 @@ export function loadConfig(env: Env = process.env) {
     },
     /** How long a voice session's media token lets a client connect. */
     mediaTokenTtlSeconds: int(env, 'MEDIA_TOKEN_TTL_SECONDS', 900, 30, 86_400),
+    /**
+     * How far ahead of its time an agent frame is handed to the media writer's thread, which writes
+     * the built-in media sockets (0: no thread, frames are written on the event loop when due).
+     */
+    mediaLeadMs: int(env, 'MEDIA_LEAD_MS', 100, 0, 1000),
     livekit: {
       url: url(env, 'LIVEKIT_URL', ['ws:', 'wss:', 'http:', 'https:']),
       apiKey: optional(env, 'LIVEKIT_API_KEY'),

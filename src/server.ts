@@ -82,6 +82,8 @@ async function main() {
   if (config.role !== 'api') await schedules.worker.start();
   if (config.role !== 'worker') {
     await app.listen({ port: config.port, host: config.host });
+    // The media writer's thread loads now, not while the first caller waits for the greeting.
+    voice.service.prepareMedia();
     app.log.info(`docs at ${config.publicBaseUrl}/docs, schema at ${config.publicBaseUrl}/openapi.json (database: ${database.kind})`);
     // Which engines are real and whether they answer; logged once the checks are back, never blocking start-up.
     void checkMediaHealth({ providers: platform.providers, config })

@@ -114,4 +114,40 @@ describe('frame pacer', () => {
     assert.deepEqual(sent.b, [7, 40, 60]);
     assert.equal(clock.armed(), 0, 'both idle: the beat stops');
   });
+
+  it('a transport that plays frames itself gets them up to its lead ahead, each with its delay; a clear un-counts those not yet due', async () => {
+    const clock = manualClock();
+    const handed: Array<{ at: number; delay: number | undefined }> = [];
+    const stream = { leadMs: 60, send: (_frame: Int16Array, delay?: number) => handed.push({ at: clock.now(), delay }) > 0 } as unknown as MediaStream;
+    const recorded: number[] = [];
+    const speaker = createSpeaker({ clock, stream, onFrame: (_frame, atMs) => recorded.push(atMs) });
+    const segment = speaker.enqueue('ten frames', new Int16Array(10 * FRAME_SAMPLES));
+    assert.ok(segment);
+    // At once: the frame due now and the three due within the lead (60 ms).
+    assert.deepEqual(handed, [0, 20, 40, 60].map((due) => ({ at: 0, delay: due })));
+    clock.advanceTo(20);
+    assert.deepEqual(handed.slice(4), [{ at: 20, delay: 60 }], 'one more per beat, 60 ms ahead');
+    clock.advanceTo(50);
+    assert.equal(segment.played, 6, 'handed over by the beat at 40: due at 0 to 100');
+    assert.deepEqual(recorded, [0, 20, 40, 60, 80, 100], 'recorded at their due times');
+    // A barge-in at 50: the frames due at 60 to 100 were handed over but not heard.
+    speaker.clear();
+    assert.equal(segment.played, 3, 'heard: the frames due at 0, 20 and 40');
+    clock.advanceTo(200);
+    assert.equal(handed.length, 6, 'nothing handed after the clear');
+    // Two sentences: the clear falls in the second; the first was heard whole.
+    const first = speaker.enqueue('two frames', new Int16Array(2 * FRAME_SAMPLES));
+    const second = speaker.enqueue('six frames', new Int16Array(6 * FRAME_SAMPLES));
+    assert.ok(first && second);
+    clock.advanceTo(250);
+    assert.deepEqual([first.played, second.played], [2, 4], 'handed from 200: due 200, 220, then 240 to 300');
+    speaker.clear();
+    assert.deepEqual([first.played, second.played], [2, 1], 'heard by 250: due 200 and 220, then 240');
+    // On the clock's own time (no lead), a speaker hands each frame when it is due, without a delay.
+    const plain: Array<number | undefined> = [];
+    const onTime = createSpeaker({ clock, stream: { send: (_frame: Int16Array, delay?: number) => plain.push(delay) > 0 } as unknown as MediaStream });
+    onTime.enqueue('two frames', new Int16Array(2 * FRAME_SAMPLES));
+    clock.advanceTo(360);
+    assert.deepEqual(plain, [undefined, undefined]);
+  });
 });

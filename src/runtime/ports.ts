@@ -35,8 +35,17 @@ export interface MediaStream {
   transcript?(line: { role: 'agent' | 'user'; text: string }): void;
   /** Registers the receiver of the far end closing (hang-up or media failure); called at most once. */
   onClose(listener: (reason: MediaCloseReason) => void): void;
-  /** Writes one agent frame. Returns false when the transport is over its bound (a slow peer). */
-  send(frame: Int16Array): boolean;
+  /**
+   * Writes one agent frame. Returns false when the transport is over its bound (a slow peer).
+   * `delayMs` (real milliseconds from now), only for a transport with `leadMs`: when the frame is due.
+   */
+  send(frame: Int16Array, delayMs?: number): boolean;
+  /**
+   * Set when the transport plays frames at their time by itself (off the event loop): the speaker
+   * hands it frames up to this many real milliseconds before they are due, with their delay, and
+   * `clear` drops those not yet written. The event loop's pauses then cost the audio nothing.
+   */
+  readonly leadMs?: number;
   /** Tells the far end that the agent's audio up to here belongs to `name` (Twilio `mark`). */
   mark(name: string): void;
   /** Stops playback of what was sent and not yet played (barge-in; Twilio `clear`). */

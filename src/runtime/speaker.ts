@@ -6,6 +6,8 @@ import type { MediaStream, RuntimeClock } from './ports.ts';
 // transport one 20 ms frame at a time, paced by the runtime clock (never faster than it plays, so
 // a barge-in drops what was not yet heard). Knows which part of each segment was played. The first
 // frame of a reply leaves at once; the rest on the beat every call on the clock shares (frame-pacer.ts).
+// A transport that plays frames at their time itself (MediaStream.leadMs) is handed them that far
+// ahead, each with its delay; a clear un-counts those it dropped before they were due.
 
 export interface SpokenSegment {
   text: string;
@@ -26,6 +28,8 @@ export interface SpeakerDeps {
 
 interface QueuedSegment extends SpokenSegment {
   pcm: Int16Array;
+  /** Due time of the last frame handed over. */
+  lastDue: number;
 }
 
 export function createSpeaker(deps: SpeakerDeps) {
@@ -38,6 +42,10 @@ export function createSpeaker(deps: SpeakerDeps) {
   let pacing = false;
   /** Clock time at which the next frame is due (frames keep their cadence across segments). */
   let nextDue = 0;
+  /** How far ahead frames are handed over, in clock ms (0: each when it is due). */
+  const lead = stream.leadMs && stream.leadMs > 0 ? stream.leadMs / clock.scale : 0;
+  /** Segments whose last frame handed over may not be due yet, oldest first: a clear un-counts those frames. */
+  let ahead: QueuedSegment[] = [];
   const idleWaiters: Array<() => void> = [];
   const firstFrameWaiters: Array<(atMs: number) => void> = [];
 
@@ -59,13 +67,16 @@ export function createSpeaker(deps: SpeakerDeps) {
   function step(): boolean {
     if (!pacing) return false;
     const now = clock.now();
-    while (nextDue <= now) {
+    while (ahead.length > 0 && ahead[0].lastDue <= now && (ahead.length > 1 || ahead[0].played >= ahead[0].frames)) ahead.shift();
+    while (nextDue <= now + lead) {
       const segment = head();
       if (!segment) break;
       const frame = frameOf(segment, segment.played);
       segment.played++;
       queuedFrames--;
-      if (!stream.send(frame)) {
+      segment.lastDue = nextDue;
+      if (nextDue > now && ahead.at(-1) !== segment) ahead.push(segment);
+      if (!stream.send(frame, lead > 0 ? (nextDue - now) * clock.scale : undefined)) {
         pacing = false;
         deps.onOverflow?.();
         return false;
@@ -90,7 +101,7 @@ export function createSpeaker(deps: SpeakerDeps) {
     enqueue(text: string, pcm: Int16Array): SpokenSegment | null {
       const frames = Math.ceil(pcm.length / FRAME_SAMPLES);
       if (queuedFrames + frames > maxQueued) return null;
-      const segment: QueuedSegment = { text, pcm, frames, played: 0 };
+      const segment: QueuedSegment = { text, pcm, frames, played: 0, lastDue: 0 };
       if (frames === 0) return segment;
       queue.push(segment);
       queuedFrames += frames;
@@ -115,8 +126,15 @@ export function createSpeaker(deps: SpeakerDeps) {
       if (!this.busy) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
-    /** Drops what was not written yet (segments keep their `played` count); pending waits resolve. */
+    /**
+     * Drops what was not written yet (segments keep their `played` count, less the frames handed
+     * ahead that were not due: the transport's clear drops them); pending waits resolve.
+     */
     clear(): void {
+      const now = clock.now();
+      // A segment's handed frames are due every FRAME_MS up to its lastDue: those after now were not heard.
+      for (const segment of ahead) if (segment.lastDue > now) segment.played -= Math.min(segment.played, Math.ceil((segment.lastDue - now) / FRAME_MS));
+      ahead = [];
       pacing = false;
       pacer.remove(step);
       queue = [];

@@ -116,6 +116,7 @@ export function createCallRunner(deps: RunnerDeps) {
     });
     let recording: { key: string; bytes: number } | null = null;
     const pcm = recorder.pcm();
+    recorder.release();
     if (pcm.length > 0) {
       try {
         const mp3 = await encodeMp3InPool(deps.cpu, pcm, SAMPLE_RATE);

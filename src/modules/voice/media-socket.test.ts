@@ -42,6 +42,23 @@ describe('media socket', () => {
     client.close();
   });
 
+  it('whole-frame messages arriving in bursts: each frame kept holds its own samples (frames are views of the messages)', async () => {
+    const { client, serverSide } = await pair();
+    const stream = createMediaSocketStream(serverSide);
+    const frames: Int16Array[] = [];
+    stream.onFrame((frame) => frames.push(frame));
+    // Many frames, each of its own value, sent in bursts so several arrive in one read.
+    for (let burst = 0; burst < 20; burst++) {
+      for (let i = 0; i < 10; i++) client.send(Buffer.from(new Int16Array(320).fill(burst * 10 + i).buffer));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const deadline = Date.now() + 5000;
+    while (frames.length < 200 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(frames.length, 200);
+    for (const [i, frame] of frames.entries()) assert.ok(frame.length === 320 && frame.every((sample) => sample === i), `frame ${i} holds its own samples`);
+    client.close();
+  });
+
   it('a client that stops reading is cut off: send answers false once the bound is reached', async () => {
     const { client, serverSide } = await pair();
     const stream = createMediaSocketStream(serverSide, { maxBufferedBytes: 64 * 1024 });

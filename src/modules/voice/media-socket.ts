@@ -1,6 +1,8 @@
+import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
 import { FRAME_SAMPLES } from '../../runtime/audio/frames.ts';
 import type { MediaCloseReason, MediaStream } from '../../runtime/ports.ts';
+import type { MediaWriter } from './media-writer.ts';
 import type { SessionEndReason } from './tables.ts';
 
 // The built-in media WebSocket (GET /v1/media/stream?token=) as the runtime's MediaStream. The
@@ -8,12 +10,18 @@ import type { SessionEndReason } from './tables.ts';
 // 16 kHz audio (any chunk size) or `{type:"text", text}`; the server sends binary PCM16 frames of
 // agent speech, `{type:"transcript", role, text, final}`, `{type:"clear"}` on barge-in and
 // `{type:"end", reason}` right before it closes. A client that stops reading is cut off.
+//
+// With a media writer (media-writer.ts), every outgoing message goes through its thread: agent
+// frames are handed over `leadMs` ahead and written at their time there, off the event loop.
+// Without one (or for a socket it cannot take), messages are sent here through ws.
 
 export interface MediaSocketOptions {
   /** Unsent bytes beyond which the client is too slow (default 256 KB: about 8 s of audio). */
   maxBufferedBytes?: number;
   /** Longest text message taken. */
   maxTextLength?: number;
+  /** Writes the outgoing messages off the event loop; needs the WebSocket's TCP socket. */
+  writer?: { writer: MediaWriter; socket: Socket; leadMs: number };
 }
 
 /** The session's end as the protocol names it. */
@@ -48,15 +56,26 @@ export function createMediaSocketStream(socket: WebSocket, options: MediaSocketO
   const closeListeners: Array<(reason: MediaCloseReason) => void> = [];
   let pending = new Int16Array(0);
   let closed = false;
+  const channel = options.writer ? options.writer.writer.attach(options.writer.socket, { maxBufferedBytes: maxBuffered }) : null;
 
   const sendJson = (value: unknown) => {
-    if (!closed && socket.readyState === socket.OPEN) socket.send(JSON.stringify(value));
+    if (closed || socket.readyState !== socket.OPEN) return;
+    if (channel) channel.sendText(JSON.stringify(value));
+    else socket.send(JSON.stringify(value));
+  };
+  /** Closes the WebSocket once the writer's thread has written its last messages (the close frame must follow them). */
+  const closeSocket = (code: number, reason?: string) => {
+    if (!channel) return socket.close(code, reason);
+    void channel.release().then(() => socket.close(code, reason));
   };
 
   function onAudio(bytes: Buffer) {
-    // The usual message, one whole frame with nothing pending: one copy (the frame outlives the message).
+    // The usual message, one whole frame with nothing pending: the frame is a view of the message's
+    // bytes (ws hands each message in memory of its own, unmasked in place: nothing writes there
+    // again), copied only when they do not start at an even offset as samples must.
     if (pending.length === 0 && bytes.length === FRAME_SAMPLES * 2) {
-      frameListener?.(new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)));
+      const aligned = bytes.byteOffset % 2 === 0;
+      frameListener?.(aligned ? new Int16Array(bytes.buffer, bytes.byteOffset, FRAME_SAMPLES) : new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)));
       return;
     }
     // Whole samples only; an odd trailing byte is dropped.
@@ -94,7 +113,10 @@ export function createMediaSocketStream(socket: WebSocket, options: MediaSocketO
     if (isBinary) onAudio(Buffer.isBuffer(data) ? data : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data as ArrayBuffer)]));
     else onControl(data);
   });
-  socket.on('close', () => closeWith({ kind: 'hangup' }));
+  socket.on('close', () => {
+    void channel?.release();
+    closeWith({ kind: 'hangup' });
+  });
   socket.on('error', (error) => closeWith({ kind: 'error', message: `the media socket failed: ${error.message}` }));
 
   return {
@@ -104,25 +126,34 @@ export function createMediaSocketStream(socket: WebSocket, options: MediaSocketO
     onMark: () => undefined,
     onText: (listener) => void textListeners.push(listener),
     onClose: (listener) => void closeListeners.push(listener),
-    send(frame) {
+    leadMs: channel ? options.writer?.leadMs : undefined,
+    send(frame, delayMs) {
       if (closed) return true;
+      if (channel) {
+        if (channel.failed) return false;
+        channel.sendBinary(new Uint8Array(frame.buffer, frame.byteOffset, frame.byteLength), delayMs ?? 0);
+        return true;
+      }
       if (socket.bufferedAmount > maxBuffered) return false;
       socket.send(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength), { binary: true });
       return true;
     },
     mark: () => undefined,
-    clear: () => sendJson({ type: 'clear' }),
+    clear() {
+      channel?.dropQueued();
+      sendJson({ type: 'clear' });
+    },
     transcript: (line) => sendJson({ type: 'transcript', role: line.role, text: line.text, final: true }),
     close() {
       if (closed) return;
       closed = true;
-      socket.close(1000);
+      closeSocket(1000);
     },
     end(reason) {
       if (closed) return;
       sendJson({ type: 'end', reason });
       closed = true;
-      socket.close(1000, reason);
+      closeSocket(1000, reason);
     },
   };
 }

@@ -153,7 +153,7 @@ export function voiceRoutes(platform: Platform, service: VoiceService): FastifyP
       (socket, request) => {
         const session = tokens.get(request);
         if (!session) return socket.close(1008);
-        void service.connect(session, socket).catch((error) => {
+        void service.connect(session, socket, request.raw.socket).catch((error) => {
           platform.logger.error({ err: error }, 'media session failed to start');
           socket.close(1011);
         });

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { Selectable } from 'kysely';
 import type { WebSocket } from 'ws';
 import { invalidState, notFound } from '../../platform/errors.ts';
@@ -10,6 +11,7 @@ import type { FinishedCall } from '../calls/journal.ts';
 import type { CallsModule } from '../calls/module.ts';
 import { requireCallAgent, requireFunds } from '../calls/preconditions.ts';
 import { createMediaSocketStream, protocolReason } from './media-socket.ts';
+import { createMediaWriter } from './media-writer.ts';
 import type { RealtimeMediaProvider } from './realtime-port.ts';
 import type { SessionEndReason, VoiceSessionsTable } from './tables.ts';
 
@@ -37,6 +39,9 @@ export function createVoiceService(deps: VoiceDeps) {
   const { platform, calls, realtime } = deps;
   const { db, clock, config } = platform;
   const mediaUrl = `${config.publicBaseUrl.replace(/^http/, 'ws')}/v1/media/stream`;
+  // The built-in media sockets' agent audio is written off the event loop (its thread starts with the first socket).
+  const writer =
+    config.mediaLeadMs > 0 ? createMediaWriter({ onError: (error) => platform.logger.error({ err: error }, 'the media writer thread failed; media sockets are written on the event loop') }) : null;
 
   async function sessionOf(workspaceId: string, id: string): Promise<VoiceSessionRow> {
     const row = await db.selectFrom('voice_sessions').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
@@ -153,8 +158,9 @@ export function createVoiceService(deps: VoiceDeps) {
     void calls.runner.runInbound(ringing, { stream, stt: platform.providers.stt ?? deafStt, answeredBy: 'human', transfer: leave, hangup: leave });
   }
 
-  /** Releases @livekit/rtc-node's native side, which keeps the process alive until disposed. */
+  /** Stops the media writer's thread; releases @livekit/rtc-node's native side, which keeps the process alive until disposed. */
   async function close() {
+    await writer?.close();
     if (!rtcLoaded) return;
     const { dispose } = await import('@livekit/rtc-node');
     await dispose();
@@ -168,8 +174,8 @@ export function createVoiceService(deps: VoiceDeps) {
   }
 
   /** A client connected with a valid token: the session's call starts, run here. */
-  async function connect(session: VoiceSessionRow, socket: WebSocket): Promise<void> {
-    const stream = createMediaSocketStream(socket);
+  async function connect(session: VoiceSessionRow, socket: WebSocket, tcp?: Socket): Promise<void> {
+    const stream = createMediaSocketStream(socket, writer && tcp ? { writer: { writer, socket: tcp, leadMs: config.mediaLeadMs } } : {});
     const claimed = await db.updateTable('voice_sessions').set({ connected_at: clock.now() }).where('id', '=', session.id).where('connected_at', 'is', null).executeTakeFirst();
     const call = await db.selectFrom('calls').selectAll().where('id', '=', session.call_id).executeTakeFirst();
     if (Number(claimed.numUpdatedRows) !== 1 || !call || !(await calls.journal.ring(call, calls.runner.holder, config.calls.leaseMs))) {
@@ -220,7 +226,13 @@ export function createVoiceService(deps: VoiceDeps) {
     return ended;
   }
 
-  return { create, sessionOf, sessionForToken, connect, end, endExpired, close, mediaUrl };
+  /** Starts the media writer's thread before the first media socket needs it (the served process does, once listening). */
+  const prepareMedia = () => writer?.start();
+
+  /** The media writer's figures since the last call (null without its thread). */
+  const mediaWriterStats = () => writer?.stats() ?? Promise.resolve(null);
+
+  return { create, sessionOf, sessionForToken, connect, end, endExpired, close, mediaUrl, prepareMedia, mediaWriterStats };
 }
 
 export type VoiceService = ReturnType<typeof createVoiceService>;

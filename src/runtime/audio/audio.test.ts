@@ -67,4 +67,27 @@ describe('runtime audio', () => {
     const track = long.pcm();
     assert.deepEqual([track.length, track[0], track[12 * 16_000 - 1], track[12 * 16_000], track.at(-1)], [12 * 16_000 + FRAME_SAMPLES, 1000, 0, -1234, -1234]);
   });
+
+  it('the recorder keeps the agent frames of one buffer as one run, a later run over an earlier one, and reuses released blocks zeroed', () => {
+    const speech = Int16Array.from({ length: FRAME_SAMPLES * 4 }, (_, i) => i);
+    const recorder = createCallRecorder({ maxDurationMs: 60_000 });
+    // Four consecutive frames of one synthesised sentence (views into its buffer), from 100 ms.
+    for (let f = 0; f < 4; f++) recorder.addAgent(100 + f * 20, speech.subarray(f * FRAME_SAMPLES, (f + 1) * FRAME_SAMPLES));
+    // A reply that starts over the last 40 ms (frames handed ahead, then dropped at a barge-in).
+    recorder.addAgent(140, new Int16Array(FRAME_SAMPLES).fill(-7));
+    recorder.addCaller(100, new Int16Array(FRAME_SAMPLES).fill(2));
+    const pcm = recorder.pcm();
+    const at = (ms: number) => (ms * 16_000) / 1000;
+    assert.deepEqual([pcm[at(100) - 1], pcm[at(100)], pcm[at(100) + 5], pcm[at(120) + 1]], [0, 2, 7, FRAME_SAMPLES + 1]);
+    assert.deepEqual([pcm[at(140)], pcm[at(160) - 1], pcm[at(160)], pcm.length], [-7, -7, 3 * FRAME_SAMPLES, at(180)]);
+    recorder.release();
+    assert.equal(recorder.pcm().length, 0, 'empty once released');
+    // The next call's caller block comes from the pool: zeroed, not the last call's audio.
+    const next = createCallRecorder({ maxDurationMs: 60_000 });
+    next.addCaller(0, new Int16Array(FRAME_SAMPLES).fill(5));
+    const track = next.pcm();
+    assert.deepEqual([track.length, track[0], track.at(-1)], [FRAME_SAMPLES, 5, 5]);
+    next.addCaller(200, new Int16Array(FRAME_SAMPLES).fill(5));
+    assert.equal(next.pcm()[at(100)], 0, 'nothing left of the earlier call between the frames');
+  });
 });
