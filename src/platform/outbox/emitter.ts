@@ -83,11 +83,12 @@ export function createEventEmitter(deps: EmitterDeps) {
   /**
    * An event that changes no row of its own (a transcript line): the destinations are read first,
    * and only an event that someone receives opens a transaction (on PGlite every statement runs on
-   * the event loop, and a live call emits one of these per turn).
+   * the event loop, and a live call emits one of these per turn). Null, and no id drawn, when
+   * nobody receives it.
    */
-  async function emitAlone(db: Database, input: EmitInput): Promise<EmittedEvent> {
+  async function emitAlone(db: Database, input: EmitInput): Promise<EmittedEvent | null> {
     const destinations = await destinationsOf(db, input);
-    if (!destinations) return { eventId: newId('evt'), deliveryIds: [] };
+    if (!destinations) return null;
     return db.transaction().execute((tx) => write(tx, input, destinations));
   }
 
