@@ -11,6 +11,7 @@ import type { DatabaseHandle } from './db/database.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { createOutboundClient } from './outbound/ssrf-guard.ts';
 import { createEventEmitter } from './outbox/emitter.ts';
+import { createTenantEndpointCache } from './outbox/tenant-endpoint-cache.ts';
 import { API_VERSION } from './http/openapi.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { createProviders, type Providers } from '../providers/index.ts';
@@ -35,6 +36,10 @@ export function createPlatform(inputs: PlatformInputs) {
   const db = database.db;
   const audit = createAuditWriter({ db, clock });
   const cpu = createCpuPool();
+  const gate = createGate({ database, clock, logger, ttlSeconds: config.auth.cacheTtlSeconds });
+  // On the gate's bus: the same invalidations reach it on every instance, it serves only while the
+  // gate's may, and the gate's TTL is its safety net.
+  const tenantEndpoints = gate.carry(createTenantEndpointCache({ ttlSeconds: config.auth.cacheTtlSeconds, clock, trusted: () => gate.serving }));
   return {
     config,
     database,
@@ -44,14 +49,16 @@ export function createPlatform(inputs: PlatformInputs) {
     redis: inputs.redis,
     audit,
     /** The request gate's verdict cache and its invalidation (publish after a change commits). */
-    gate: createGate({ database, clock, logger, ttlSeconds: config.auth.cacheTtlSeconds }),
+    gate,
     jwt: createJwtSigner(inputs.jwtSecret, config.auth.accessTokenTtlSeconds),
     mailer: inputs.mailer ?? createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, dataDir: config.dataDir }),
     keyUsage: createApiKeyUsageRecorder({ db, clock, audit, onError: (err) => logger.warn({ err }, 'usage bookkeeping failed') }),
     /** HTTP client for user-supplied URLs, behind the SSRF guard. */
     outbound: createOutboundClient({ allowPrivate: config.allowPrivateUrls, userAgent: `VoiceAgentPlatform/${API_VERSION}` }),
     /** The events engine's write side: `events.emit(tx, …)` inside the causing transaction. */
-    events: createEventEmitter({ clock, webhooks: config.webhooks, notifyInTransaction: database.kind === 'postgres' }),
+    events: createEventEmitter({ clock, webhooks: config.webhooks, notifyInTransaction: database.kind === 'postgres', tenantEndpoints }),
+    /** The tenant webhook endpoints events.emitAlone routes by, kept in process (cleared through gate.publish). */
+    tenantEndpoints,
     /** Worker threads for CPU-heavy work (speech, MP3, document extraction, chunking); closed with the app. */
     cpu,
     /** The deployment's adapters (LLM, TTS, blobs; telephony and speech with the call runtime). */

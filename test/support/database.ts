@@ -44,3 +44,17 @@ export function testDatabase(): Promise<DatabaseHandle> {
   handle ??= open();
   return handle;
 }
+
+/**
+ * Another instance's handle on this file's database: on PostgreSQL a pool (and LISTEN
+ * connection) of its own, so what reaches it goes through the database; on PGlite the same
+ * handle, as two apps in one process would share it.
+ */
+export async function otherHandle(): Promise<DatabaseHandle> {
+  const first = await testDatabase();
+  const url = process.env.TEST_DATABASE_URL;
+  if (first.kind !== 'postgres' || !url) return first;
+  const second = await openDatabase({ databaseUrl: url, schema: first.schema, poolSize: 3 });
+  closeAtEnd(() => second.close());
+  return second;
+}

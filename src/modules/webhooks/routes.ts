@@ -37,6 +37,7 @@ export function webhooksRoutes(platform: Platform): FastifyPluginAsyncTypebox {
     clock: platform.clock,
     repo: createWebhooksRepo(),
     events: platform.events,
+    gate: platform.gate,
     allowPrivateUrls: platform.config.allowPrivateUrls,
   });
 

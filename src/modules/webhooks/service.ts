@@ -1,4 +1,5 @@
 import type { WorkspaceContext } from '../../platform/auth/access.ts';
+import type { GatePublisher } from '../../platform/auth/gate.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Database } from '../../platform/db/schema.ts';
 import { invalidField, invalidState, notFound } from '../../platform/errors.ts';
@@ -58,8 +59,11 @@ function presentAttempt(row: Selectable<WebhookAttemptsTable>): Attempt {
   };
 }
 
-export function createWebhooksService(deps: { db: Database; clock: Clock; repo: WebhooksRepo; events: EventEngine; allowPrivateUrls: boolean }) {
-  const { db, clock, repo, events } = deps;
+export function createWebhooksService(deps: { db: Database; clock: Clock; repo: WebhooksRepo; events: EventEngine; gate: GatePublisher; allowPrivateUrls: boolean }) {
+  const { db, clock, repo, events, gate } = deps;
+
+  /** After the commit: every instance drops the endpoint its emitter routes by (platform/outbox/tenant-endpoint-cache.ts). */
+  const endpointChanged = (ctx: WorkspaceContext) => gate.publish([{ kind: 'webhook_endpoint', workspaceId: ctx.workspaceId }]);
 
   async function requireEndpoint(ctx: WorkspaceContext) {
     const row = await repo.findEndpoint(db, ctx.workspaceId);
@@ -88,6 +92,7 @@ export function createWebhooksService(deps: { db: Database; clock: Clock; repo: 
         secret: newWebhookSecret(),
         now: clock.now(),
       });
+      await endpointChanged(ctx);
       return withSecret(row);
     },
 
@@ -98,8 +103,10 @@ export function createWebhooksService(deps: { db: Database; clock: Clock; repo: 
     async remove(ctx: WorkspaceContext): Promise<void> {
       const deleted = await db.transaction().execute((tx) => repo.deleteEndpoint(tx, ctx.workspaceId, clock.now()));
       if (!deleted) throw notFound('webhook');
+      await endpointChanged(ctx);
     },
 
+    /** Publishes nothing: the emitter keeps only URL and events, and each attempt reads the secrets. */
     async rotateSecret(ctx: WorkspaceContext): Promise<TenantWebhookWithSecret> {
       const now = clock.now();
       const row = await repo.rotateSecret(db, {

@@ -3,12 +3,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import { createChannelListener, type ChannelListener } from '../db/channel-listener.ts';
 import type { DatabaseHandle } from '../db/database.ts';
-import type { GateCache, GateEvent } from './gate-cache.ts';
+import type { GateEvent, InvalidatedCache } from './gate-cache.ts';
 
-// Carries the gate's invalidations to every cache on the same database (gate-cache.ts). One bus
-// per database handle, shared by the apps built on it: publish() drops the entries in each of
-// them synchronously; on PostgreSQL it also broadcasts on a NOTIFY channel, which one LISTEN
-// connection per handle hears, and waits until every other instance has dropped them too.
+// Carries the gate's invalidations to every cache on the same database (gate-cache.ts, and the
+// outbox's tenant webhook endpoint cache, which rides along). One bus per database handle, shared
+// by the apps built on it: publish() drops the entries in each of them synchronously; on
+// PostgreSQL it also broadcasts on a NOTIFY channel, which one LISTEN connection per handle
+// hears, and waits until every other instance has dropped them too.
 //
 // The protocol on the channel (JSON payloads, `i` the sender's instance id):
 //   hello  — sent once listening; every instance answers `here` (so both know each other)
@@ -41,7 +42,7 @@ function channelFor(database: DatabaseHandle): string {
 }
 
 function createGateBus(database: DatabaseHandle, logger: FastifyBaseLogger) {
-  const caches = new Set<GateCache>();
+  const caches = new Set<InvalidatedCache>();
   const instance = randomBytes(8).toString('hex');
   const peers = new Set<string>();
   const publications = new Map<string, Publication>();
@@ -213,7 +214,7 @@ const buses = new WeakMap<DatabaseHandle, { bus: GateBus; started: Promise<void>
  * Joins `cache` to the bus of its database handle (started with its first cache). Returns the
  * bus and a leave function (the bus stops, giving its connection back, with its last cache).
  */
-export function joinGateBus(database: DatabaseHandle, cache: GateCache, logger: FastifyBaseLogger) {
+export function joinGateBus(database: DatabaseHandle, cache: InvalidatedCache, logger: FastifyBaseLogger) {
   let shared = buses.get(database);
   if (!shared) {
     const bus = createGateBus(database, logger);

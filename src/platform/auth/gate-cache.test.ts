@@ -2,12 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { buildTestApp, type TestApp } from '../../../test/support/app.ts';
-import { closeAtEnd } from '../../../test/support/cleanup.ts';
-import { testDatabase, usingPostgres } from '../../../test/support/database.ts';
+import { otherHandle, usingPostgres } from '../../../test/support/database.ts';
 import { createApiKey, signUp, type TestUser } from '../../../test/support/fixtures.ts';
 import { addMember } from '../../modules/invitations/testing.ts';
 import { manualClock } from '../clock.ts';
-import { type DatabaseHandle, openDatabase } from '../db/database.ts';
 import { sha256Hex } from '../secrets.ts';
 
 // The gate's verdict cache (gate-cache.ts, gate-bus.ts): what it keeps is served without a query,
@@ -15,16 +13,6 @@ import { sha256Hex } from '../secrets.ts';
 // this instance and on another one. On PostgreSQL the other instance has a database handle (a
 // pool and a LISTEN connection) of its own, so the invalidation goes through NOTIFY; on PGlite
 // the two instances share the handle, as two apps in one process would.
-
-/** A second handle on the file's database: its own pool on PostgreSQL, the same PGlite. */
-async function otherHandle(): Promise<DatabaseHandle> {
-  const first = await testDatabase();
-  const url = process.env.TEST_DATABASE_URL;
-  if (first.kind !== 'postgres' || !url) return first;
-  const second = await openDatabase({ databaseUrl: url, schema: first.schema, poolSize: 3 });
-  closeAtEnd(() => second.close());
-  return second;
-}
 
 async function login(t: TestApp, user: TestUser): Promise<string> {
   const res = await t.request({ method: 'POST', url: '/v1/auth/login', payload: { email: user.email, password: user.password } });

@@ -20,7 +20,17 @@ export type GateEvent =
   /** Every session and membership of the user (password, email or name changed). */
   | { kind: 'user'; id: string }
   | { kind: 'member'; workspaceId: string; userId: string }
-  | { kind: 'workspace'; id: string };
+  | { kind: 'workspace'; id: string }
+  /** The workspace's tenant webhook endpoint (not the gate's: the outbox's cache on the same bus). */
+  | { kind: 'webhook_endpoint'; workspaceId: string };
+
+/** What the gate bus clears: this cache, and any other cache that rides the same bus. */
+export interface InvalidatedCache {
+  /** Drops what the events name (and ignores the kinds it does not keep). */
+  apply(events: readonly GateEvent[]): void;
+  /** Forgets everything (the bus lost or regained its connection). */
+  clear(): void;
+}
 
 export interface KeyVerdict {
   id: string;
@@ -120,6 +130,8 @@ export function createGateCache(options: { ttlSeconds: number; clock: Clock; max
           case 'workspace':
             dropWhere(keys, (v) => v.workspaceId === event.id);
             dropWhere(memberships, (v) => v.workspaceId === event.id);
+            break;
+          case 'webhook_endpoint':
             break;
         }
       }

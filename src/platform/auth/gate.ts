@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { DatabaseHandle } from '../db/database.ts';
 import { joinGateBus } from './gate-bus.ts';
-import { createGateCache, type GateEvent } from './gate-cache.ts';
+import { createGateCache, type GateEvent, type InvalidatedCache } from './gate-cache.ts';
 
 // The gate's cache as the platform holds it: this app's cache joined to its database's bus.
 
@@ -12,6 +12,7 @@ export function createGate(deps: { database: DatabaseHandle; clock: Clock; logge
   let trusted = () => false;
   const cache = createGateCache({ ttlSeconds: deps.ttlSeconds, clock: deps.clock, trusted: () => trusted() });
   const joined = joinGateBus(deps.database, cache, deps.logger);
+  const riders: Array<ReturnType<typeof joinGateBus>> = [];
   trusted = () => joined.bus.trusted;
   return {
     cache,
@@ -20,6 +21,14 @@ export function createGate(deps: { database: DatabaseHandle; clock: Clock; logge
      * every instance, and resolves once the other instances have confirmed it (PostgreSQL).
      */
     publish: (events: GateEvent[]) => joined.bus.publish(events),
+    /**
+     * Puts another cache on the same bus (the tenant webhook endpoints): it is cleared by the same
+     * publications, and must serve only while `serving`. It leaves the bus with the gate.
+     */
+    carry<T extends InvalidatedCache>(other: T): T {
+      riders.push(joinGateBus(deps.database, other, deps.logger));
+      return other;
+    },
     /** Listening (PostgreSQL), so the cache may serve verdicts; bounded. */
     async ready(): Promise<void> {
       await joined.started;
@@ -29,7 +38,10 @@ export function createGate(deps: { database: DatabaseHandle; clock: Clock; logge
     get serving(): boolean {
       return joined.bus.trusted;
     },
-    close: () => joined.leave(),
+    async close(): Promise<void> {
+      for (const rider of riders) await rider.leave();
+      await joined.leave();
+    },
   };
 }
 

@@ -40,6 +40,9 @@ export interface EmittedEvent {
 
 export interface EventEmitter {
   emit(tx: Executor, input: EmitInput): Promise<EmittedEvent>;
-  /** An event caused by no row change of its own; a transaction is opened only when someone receives it. */
-  emitAlone(db: Database, input: EmitInput): Promise<EmittedEvent>;
+  /**
+   * An event caused by no row change of its own; a transaction is opened only when someone
+   * receives it. Null when nobody does (nothing written, no event id).
+   */
+  emitAlone(db: Database, input: EmitInput): Promise<EmittedEvent | null>;
 }

@@ -5,6 +5,7 @@ import { newId } from '../ids.ts';
 import { buildEnvelope, eventTypeInfo } from './catalog.ts';
 import { attemptOffsets } from './retry-policy.ts';
 import type { AgentDestination, EmitInput, EmittedEvent, EventEmitter } from './emit.ts';
+import type { TenantEndpoint, TenantEndpointCache } from './tenant-endpoint-cache.ts';
 
 // The events engine's write side (transactional outbox): `emit(tx, input)` writes the immutable
 // event and one delivery per subscribed destination with the caller's transaction, and wakes
@@ -19,6 +20,12 @@ export interface EmitterDeps {
   webhooks: { agentSchedule: number[]; tenantSchedule: number[] };
   /** NOTIFY inside the transaction (PostgreSQL: wakes workers of every instance after commit). */
   notifyInTransaction: boolean;
+  /**
+   * The tenant endpoints emitAlone routes by, kept in process. Only a process whose cache hears
+   * the invalidations (the platform's, on the gate bus) may pass one; without it every event
+   * reads the table.
+   */
+  tenantEndpoints?: TenantEndpointCache;
 }
 
 /** In-process wake-up of the workers of this process. */
@@ -53,11 +60,17 @@ export function createEventEmitter(deps: EmitterDeps) {
 
   interface Destinations {
     agent: AgentDestination | null;
-    tenant: { url: string; events: string[] } | null;
+    tenant: TenantEndpoint | null;
   }
 
-  /** Who receives the event: the agent's webhook (known to the caller) and the tenant webhook (read). */
-  async function destinationsOf(executor: Executor, input: EmitInput): Promise<Destinations | null> {
+  const readTenantEndpoint = (executor: Executor, workspaceId: string): Promise<TenantEndpoint | undefined> =>
+    executor.selectFrom('webhook_endpoints').select(['url', 'events']).where('workspace_id', '=', workspaceId).executeTakeFirst();
+
+  /**
+   * Who receives the event: the agent's webhook (known to the caller) and the tenant webhook,
+   * read through `executor`, or through the cache when `cached` (never inside a transaction).
+   */
+  async function destinationsOf(executor: Executor, input: EmitInput, cached: boolean): Promise<Destinations | null> {
     const info = eventTypeInfo(input.type);
     if (!info) throw new Error(`unknown event type ${input.type}`);
     const isTest = input.type === 'webhook.test';
@@ -65,29 +78,38 @@ export function createEventEmitter(deps: EmitterDeps) {
     const toAgent = Boolean(
       !input.tenantOnly && agent && info.agent && agent.url && (isTest || agent.events.length === 0 || agent.events.includes(input.type)),
     );
-    let tenant: { url: string; events: string[] } | null = null;
+    let tenant: TenantEndpoint | null = null;
     if (!input.agentOnly) {
-      const endpoint = await executor.selectFrom('webhook_endpoints').select(['url', 'events']).where('workspace_id', '=', input.workspaceId).executeTakeFirst();
+      const cache = cached ? deps.tenantEndpoints : undefined;
+      const read = () => readTenantEndpoint(executor, input.workspaceId);
+      const endpoint = cache ? await cache.lookup(input.workspaceId, read) : await read();
       if (endpoint && (isTest || endpoint.events.includes(input.type))) tenant = endpoint;
     }
     if (!toAgent && !tenant) return null;
     return { agent: toAgent && agent ? agent : null, tenant };
   }
 
+  /**
+   * Reads the tenant endpoint in the caller's transaction, not from the cache: that transaction
+   * may itself have changed the endpoint (it must see its change), and what it reads could still
+   * roll back, so it must not be cached either. emit runs beside the caller's own writes; the
+   * per-turn events go through emitAlone.
+   */
   async function emit(tx: Executor, input: EmitInput): Promise<EmittedEvent> {
-    const destinations = await destinationsOf(tx, input);
+    const destinations = await destinationsOf(tx, input, false);
     if (!destinations) return { eventId: newId('evt'), deliveryIds: [] };
     return write(tx, input, destinations);
   }
 
   /**
-   * An event that changes no row of its own (a transcript line): the destinations are read first,
-   * and only an event that someone receives opens a transaction (on PGlite every statement runs on
-   * the event loop, and a live call emits one of these per turn).
+   * An event that changes no row of its own (a transcript line): the destinations are found first
+   * (the tenant endpoint through the cache), and only an event that someone receives opens a
+   * transaction (on PGlite every statement runs on the event loop, and a live call emits one of
+   * these per turn). Null, and no id drawn, when nobody receives it.
    */
-  async function emitAlone(db: Database, input: EmitInput): Promise<EmittedEvent> {
-    const destinations = await destinationsOf(db, input);
-    if (!destinations) return { eventId: newId('evt'), deliveryIds: [] };
+  async function emitAlone(db: Database, input: EmitInput): Promise<EmittedEvent | null> {
+    const destinations = await destinationsOf(db, input, true);
+    if (!destinations) return null;
     return db.transaction().execute((tx) => write(tx, input, destinations));
   }
 
