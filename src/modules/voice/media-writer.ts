@@ -8,8 +8,8 @@ import { ChannelState, OpCode, RING_WRAP, type WriterBatch, type WriterReport, t
 // time it is due, and the thread writes it then. The event loop keeps the socket: it reads the
 // caller's audio, answers the WebSocket handshake and closing, and owns the descriptor's life.
 //
-// What crosses over is batched: everything handed over in one turn of the event loop (a beat's
-// frames for every call, clears, transcript lines) goes in one message at the end of the turn;
+// What crosses over is batched: everything handed over in one task of the event loop (a beat's
+// frames for every call, a clear and its message) goes in one message at the end of the task;
 // the messages' bytes go through a ring in shared memory, allocated once (fresh memory costs a
 // page fault per 4 KB, which here is as dear as the system calls saved).
 //
@@ -144,8 +144,9 @@ export function createMediaWriter(options: MediaWriterOptions): MediaWriter {
     ops.push(op, slot, a, b, c);
     if (!flushQueued) {
       flushQueued = true;
-      // Once per turn of the event loop: everything its callbacks handed over goes in one message.
-      setImmediate(flush);
+      // At the end of this task: a beat's frames for every call go in one message, and a frame due
+      // now leaves at once (waiting for the end of the loop's turn delayed frames by a whole poll phase).
+      queueMicrotask(flush);
     }
   }
 
