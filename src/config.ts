@@ -178,7 +178,8 @@ export function loadConfig(env: Env = process.env) {
       concurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 256),
     },
     allowPrivateUrls: bool(env, 'ALLOW_PRIVATE_URLS', false),
-    sandboxSpeed: decimal(env, 'SANDBOX_SPEED', 20, 0.1, 10_000),
+    /** Cap on a sandbox call's virtual time against the wall (Infinity: `max`, as fast as the work allows). */
+    sandboxSpeed: read(env, 'SANDBOX_SPEED')?.toLowerCase() === 'max' ? Number.POSITIVE_INFINITY : decimal(env, 'SANDBOX_SPEED', 20, 0.1, 10_000),
     calls: {
       /** A workspace's live-call limit unless its settings.max_concurrent_calls says otherwise. */
       maxConcurrent: int(env, 'MAX_CONCURRENT_CALLS', 10, 1, 1000),

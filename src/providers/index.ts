@@ -20,6 +20,7 @@ import { createTwilioTelephony, type TwilioTelephony } from './telephony/twilio.
 import { createTwilioClient } from './telephony/twilio-client.ts';
 import { createTwilioInventory } from './telephony/twilio-inventory.ts';
 import { createScaledClock } from '../runtime/clock.ts';
+import { createVirtualClock } from '../runtime/virtual-clock.ts';
 import type { RuntimeClock, SpeechToText, TextToSpeech } from '../runtime/ports.ts';
 
 // The adapters of this deployment, built once per app from configuration and handed to the
@@ -37,7 +38,7 @@ export interface Providers {
   telephony: SandboxTelephony | TwilioTelephony;
   /** The telephony provider's numbers: searched, bought, imported, released. */
   numbers: NumberInventory;
-  /** The clock live calls run on: simulated time at SANDBOX_SPEED for the sandbox, real time otherwise. */
+  /** The clock real calls run on (a sandbox call brings its own virtual clock: CallMedia.clock). */
   callClock: RuntimeClock;
   /** The clock of browser and app sessions (a person on the other end): real time. */
   mediaClock: RuntimeClock;
@@ -90,9 +91,10 @@ export function createProviders(inputs: ProviderInputs, overrides: Partial<Provi
   const tts = overrides.tts ?? createTtsRegistryFromConfig(config, { cpu: inputs.cpu });
   const speech = overrides.speech ?? createRuntimeSpeech(tts);
   const twilio = config.telephonyProvider === 'twilio';
-  // Real calls run in real time; the sandbox's simulated ones SANDBOX_SPEED times faster.
-  const callClock = overrides.callClock ?? createScaledClock(twilio ? 1 : config.sandboxSpeed);
-  const telephony = overrides.telephony ?? (twilio ? createTwilio(config) : createSandboxTelephony({ clock: callClock, tts: speech }));
+  // Real calls run in real time; each sandbox call on a virtual clock of its own, capped at SANDBOX_SPEED.
+  const callClock = overrides.callClock ?? createScaledClock(1);
+  const newSandboxClock = () => createVirtualClock({ speed: config.sandboxSpeed });
+  const telephony = overrides.telephony ?? (twilio ? createTwilio(config) : createSandboxTelephony({ newClock: newSandboxClock, tts: speech }));
   return {
     llmFor: overrides.llmFor ?? llmFor,
     tts,

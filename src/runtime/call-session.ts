@@ -1,9 +1,11 @@
 import type { DialogueEngine, EngineAction, Turn } from '../engine/types.ts';
 import { latencySummary, type RecorderSink, type SessionOutcome, type SessionObserver, type TranscriptEntry } from './outcome.ts';
-import type { CallAgent, CallMedia, RuntimeClock, RuntimeTimer, SpeechToText, TextToSpeech } from './ports.ts';
+import type { CallAgent, CallMedia, RuntimeClock, RuntimeTimer, SimulatedLatency, SpeechToText, TextToSpeech } from './ports.ts';
 import { createSentenceStream, playedWords, splitSentences } from './sentence-stream.ts';
-import { createSpeaker, type SpokenSegment } from './speaker.ts';
+import { createSpeaker } from './speaker.ts';
+import { type After, type AgentTurn, type Heard, NOTHING_HEARD, newAgentTurn } from './agent-turn.ts';
 import { createEarlyTranscriber } from './early-transcript.ts';
+import { held, timedPorts } from './timed-ports.ts';
 import { createTurnDetector, type Utterance } from './turn-detector.ts';
 
 // One live call: the streamed turn loop of DESIGN "Call runtime" over a MediaStream. Caller frames
@@ -29,27 +31,14 @@ export interface CallSessionDeps {
   recorder?: RecorderSink;
   /** Silence after which the caller's words go to a `stateless` recogniser before their turn ends (early-transcript.ts). */
   earlyTranscriptMs?: number;
-}
-
-type After = { kind: 'end'; reason: 'caller_goodbye' | 'agent_end_call' } | { kind: 'transfer'; to: string; reason: string } | { kind: 'voicemail' };
-
-interface AgentTurn {
-  segments: SpokenSegment[];
-  controller: AbortController;
-  /** Clock time the caller's turn ended (null for turns that answer nobody: greeting, prompts). */
-  turnEndAt: number | null;
-  firstFrameAt: number | null;
-  timings: { stt_ms: number; llm_first_token_ms: number; tts_first_audio_ms: number } | null;
-  after: After | null;
-  /** The reply is complete (all sentences handed to TTS). */
-  generated: boolean;
-  /** Sentences waiting for synthesis, in order. */
-  pending: string[];
-  synthesizing: boolean;
+  /** Simulated provider latencies (a sandbox call's `simulation.latency`), waited on the clock. */
+  latency?: SimulatedLatency;
 }
 
 export function createCallSession(deps: CallSessionDeps) {
   const { clock, media, agent } = deps;
+  // The platform's work held on the clock (virtual sandbox time stands still for it), simulated latencies waited.
+  const { stt, tts, engine } = timedPorts(clock, deps, deps.latency);
   const { stream } = media;
   const transcript: TranscriptEntry[] = [];
   const history: Turn[] = [];
@@ -85,7 +74,7 @@ export function createCallSession(deps: CallSessionDeps) {
   });
 
   // The words go to STT at a pause, unless the agent talked through them (too short to barge in: no turn).
-  const transcriber = createEarlyTranscriber({ stt: deps.stt, language: agent.language, pauseMs: deps.earlyTranscriptMs, turnEndSilenceMs: agent.turn_end_silence_ms, wanted: () => !turn || voicemailPending });
+  const transcriber = createEarlyTranscriber({ stt, now: clock.now, language: agent.language, pauseMs: deps.earlyTranscriptMs, turnEndSilenceMs: agent.turn_end_silence_ms, wanted: () => !turn || voicemailPending });
   const detector = createTurnDetector({
     isSpeech: deps.isSpeech,
     turnEndSilenceMs: agent.turn_end_silence_ms,
@@ -120,22 +109,6 @@ export function createCallSession(deps: CallSessionDeps) {
 
   // ---- the agent's side -------------------------------------------------------------------
 
-  function startTurn(turnEndAt: number | null, sttMs: number): AgentTurn {
-    const started: AgentTurn = {
-      segments: [],
-      controller: new AbortController(),
-      turnEndAt,
-      firstFrameAt: null,
-      timings: turnEndAt === null ? null : { stt_ms: sttMs, llm_first_token_ms: 0, tts_first_audio_ms: 0 },
-      after: null,
-      generated: false,
-      pending: [],
-      synthesizing: false,
-    };
-    turn = started;
-    return started;
-  }
-
   /** Synthesises the turn's pending sentences one after another, queueing their audio. */
   async function synthesize(current: AgentTurn) {
     if (current.synthesizing) return;
@@ -144,7 +117,7 @@ export function createCallSession(deps: CallSessionDeps) {
       while (current.pending.length > 0 && turn === current && !ended) {
         const sentence = current.pending.shift() as string;
         const askedAt = clock.now();
-        for await (const pcm of deps.tts.synthesize(sentence, agent.voice, { signal: current.controller.signal })) {
+        for await (const pcm of tts.synthesize(sentence, agent.voice, { signal: current.controller.signal })) {
           if (turn !== current || ended) return;
           if (current.timings && current.timings.tts_first_audio_ms === 0) current.timings.tts_first_audio_ms = Math.round(clock.now() - askedAt);
           if (current.firstFrameAt === null) {
@@ -186,21 +159,23 @@ export function createCallSession(deps: CallSessionDeps) {
     if (after.kind === 'end') return finish({ status: 'completed', endReason: after.reason });
     if (after.kind === 'voicemail') return finish({ status: 'voicemail', endReason: 'voicemail' });
     deps.observer.transfer(after.to, after.reason);
-    await media.transfer(after.to).catch((error) => deps.observer.error('transfer_failed', String(error)));
+    await held(clock, media.transfer(after.to)).catch((error) => deps.observer.error('transfer_failed', String(error)));
     finish({ status: 'transferred', endReason: 'transferred', transferredTo: after.to });
   }
 
   /** A fixed text (greeting, prompt, voicemail message) as an agent turn that answers nobody. */
   function speak(text: string, after: After | null) {
-    const current = startTurn(null, 0);
+    const current = newAgentTurn(null, NOTHING_HEARD);
+    turn = current;
     current.after = after;
     current.pending.push(...splitSentences(text));
     current.generated = true;
     void synthesize(current);
   }
 
-  async function respond(userText: string, turnEndAt: number, sttMs: number) {
-    const current = startTurn(turnEndAt, sttMs);
+  async function respond(userText: string, turnEndAt: number, heard: Heard) {
+    const current = newAgentTurn(turnEndAt, heard);
+    turn = current;
     const askedAt = clock.now();
     const splitter = createSentenceStream((sentence) => {
       current.pending.push(sentence);
@@ -208,7 +183,7 @@ export function createCallSession(deps: CallSessionDeps) {
     });
     let result: { reply: string; actions: EngineAction[] };
     try {
-      result = await deps.engine.respond({
+      result = await engine.respond({
         workspaceId: deps.workspaceId,
         agent,
         history: history.slice(0, -1),
@@ -266,29 +241,31 @@ export function createCallSession(deps: CallSessionDeps) {
     if (ended || leavingVoicemail || (turn && !voicemailPending)) return transcriber.cancel();
     const turnEndAt = clock.now();
     let text = '';
+    let sttMs = 0;
     try {
-      // stt_ms: how long the turn waited for its transcript (less than a round trip when asked early).
-      text = (await transcriber.transcribe(utterance.audio)).trim();
+      ({ text, sttMs } = await transcriber.transcribe(utterance.audio));
+      text = text.trim();
     } catch (error) {
       if (ended) return;
       deps.observer.error('stt_failed', error instanceof Error ? error.message : String(error));
       if (!turn) speak(REPEAT_PROMPT, null);
       return;
     }
-    const sttMs = Math.round(clock.now() - turnEndAt);
+    // stt_wait_ms: what the turn waited for its words (less than the recogniser's time when asked early).
+    const heard = { stt_ms: sttMs, stt_wait_ms: Math.round(clock.now() - turnEndAt) };
     if (ended || !text) return;
-    await takeTurn(text, { start_ms: since(utterance.startMs), end_ms: since(utterance.endMs) }, turnEndAt, sttMs);
+    await takeTurn(text, { start_ms: since(utterance.startMs), end_ms: since(utterance.endMs) }, turnEndAt, heard);
   }
 
   /** The caller's turn, heard or typed: into the transcript, then answered. */
-  async function takeTurn(text: string, span: { start_ms: number; end_ms: number }, turnEndAt: number, sttMs: number) {
+  async function takeTurn(text: string, span: { start_ms: number; end_ms: number }, turnEndAt: number, heard: Heard) {
     promptedStillThere = false;
     record({ role: 'user', text, ...span });
     if (voicemailPending) {
       voicemailPending = false;
       return speak(voicemailMessage(), { kind: 'voicemail' });
     }
-    await respond(text, turnEndAt, sttMs);
+    await respond(text, turnEndAt, heard);
   }
 
   /** Typed text standing in for speech (the media WebSocket's `{type:"text"}`): a turn at once, over the agent if it talks. */
@@ -302,7 +279,7 @@ export function createCallSession(deps: CallSessionDeps) {
       bargeIn();
     }
     const at = clock.now();
-    await takeTurn(text, { start_ms: since(at), end_ms: since(at) }, at, 0);
+    await takeTurn(text, { start_ms: since(at), end_ms: since(at) }, at, NOTHING_HEARD);
   }
 
   /**
@@ -370,7 +347,7 @@ export function createCallSession(deps: CallSessionDeps) {
         if (agent.voicemail.action === 'hangup') finish({ status: 'voicemail', endReason: 'voicemail' });
         // Otherwise wait for the machine's greeting to end (its utterance), then leave the message.
       } else {
-        const greeting = deps.engine.greet(agent, deps.variables);
+        const greeting = engine.greet(agent, deps.variables);
         speak(greeting.text, null);
       }
       return outcome;
@@ -385,7 +362,7 @@ export function createCallSession(deps: CallSessionDeps) {
       deps.observer.transfer(to, reason);
       turn?.controller.abort();
       speaker.clear();
-      await media.transfer(to).catch((error) => deps.observer.error('transfer_failed', String(error)));
+      await held(clock, media.transfer(to)).catch((error) => deps.observer.error('transfer_failed', String(error)));
       finish({ status: 'transferred', endReason: 'transferred', transferredTo: to });
     },
     /** Clock milliseconds since the call was answered. */

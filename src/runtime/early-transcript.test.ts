@@ -87,21 +87,31 @@ function manualStt() {
   return { stt, requests };
 }
 
+/** The transcriber's clock, moved by hand. */
+let nowMs = 0;
+const now = () => nowMs;
+
 describe('early transcriber', () => {
   it('answers the turn with the request sent at the pause: no second request', async () => {
     const { stt, requests } = manualStt();
-    const transcriber = createEarlyTranscriber({ stt, language: 'en-US', pauseMs: 250, turnEndSilenceMs: 500, wanted: () => true });
+    const transcriber = createEarlyTranscriber({ stt, now, language: 'en-US', pauseMs: 250, turnEndSilenceMs: 500, wanted: () => true });
+    nowMs = 1000;
     transcriber.begin(new Int16Array(3200));
     assert.equal(requests.length, 1);
+    nowMs = 1180;
     requests[0].settle('What time do you open?');
-    assert.equal(await transcriber.transcribe(new Int16Array(8000)), 'What time do you open?');
+    await new Promise((resolve) => setImmediate(resolve));
+    const answer = transcriber.transcribe(new Int16Array(8000));
+    nowMs = 1400;
+    // stt_ms is the recogniser's own time (180 ms, during the pause), not the turn's wait.
+    assert.deepEqual(await answer, { text: 'What time do you open?', sttMs: 180 });
     assert.equal(requests.length, 1);
     assert.equal(requests[0].signal?.aborted, false);
   });
 
   it('aborts the early request when the caller speaks again, and transcribes the whole utterance at its end', async () => {
     const { stt, requests } = manualStt();
-    const transcriber = createEarlyTranscriber({ stt, language: 'en-US', pauseMs: 250, turnEndSilenceMs: 500, wanted: () => true });
+    const transcriber = createEarlyTranscriber({ stt, now, language: 'en-US', pauseMs: 250, turnEndSilenceMs: 500, wanted: () => true });
     transcriber.begin(new Int16Array(3200));
     transcriber.cancel();
     assert.equal(requests[0].signal?.aborted, true);
@@ -110,7 +120,7 @@ describe('early transcriber', () => {
     assert.equal(requests.length, 2);
     assert.equal(requests[1].samples, 8000);
     requests[1].settle('What time do you open tomorrow?');
-    assert.equal(await answer, 'What time do you open tomorrow?');
+    assert.equal((await answer).text, 'What time do you open tomorrow?');
     // A second pause replaces the first request.
     transcriber.begin(new Int16Array(1600));
     transcriber.begin(new Int16Array(3200));
@@ -120,21 +130,21 @@ describe('early transcriber', () => {
   it('sends nothing early when the speech cannot be a turn, and offers no pause when off or capped by the turn', async () => {
     const { stt, requests } = manualStt();
     let wanted = false;
-    const transcriber = createEarlyTranscriber({ stt, language: 'en-US', pauseMs: 250, turnEndSilenceMs: 500, wanted: () => wanted });
+    const transcriber = createEarlyTranscriber({ stt, now, language: 'en-US', pauseMs: 250, turnEndSilenceMs: 500, wanted: () => wanted });
     transcriber.begin(new Int16Array(3200));
     assert.equal(requests.length, 0, 'a murmur the agent talked through');
     wanted = true;
     transcriber.begin(new Int16Array(3200));
     assert.equal(requests.length, 1);
     assert.equal(transcriber.pause?.pauseMs, 250);
-    assert.equal(createEarlyTranscriber({ stt, language: 'en', pauseMs: 250, turnEndSilenceMs: 300, wanted: () => true }).pause?.pauseMs, 150, 'at most half the turn-ending silence');
-    assert.equal(createEarlyTranscriber({ stt, language: 'en', pauseMs: 0, turnEndSilenceMs: 500, wanted: () => true }).pause, undefined);
-    assert.equal(createEarlyTranscriber({ stt: { ...stt, stateless: false }, language: 'en', pauseMs: 250, turnEndSilenceMs: 500, wanted: () => true }).pause, undefined);
+    assert.equal(createEarlyTranscriber({ stt, now, language: 'en', pauseMs: 250, turnEndSilenceMs: 300, wanted: () => true }).pause?.pauseMs, 150, 'at most half the turn-ending silence');
+    assert.equal(createEarlyTranscriber({ stt, now, language: 'en', pauseMs: 0, turnEndSilenceMs: 500, wanted: () => true }).pause, undefined);
+    assert.equal(createEarlyTranscriber({ stt: { ...stt, stateless: false }, now, language: 'en', pauseMs: 250, turnEndSilenceMs: 500, wanted: () => true }).pause, undefined);
   });
 
   it("an early request's failure is the turn's (no silent retry that doubles the wait)", async () => {
     const { stt, requests } = manualStt();
-    const transcriber = createEarlyTranscriber({ stt, language: 'en-US', pauseMs: 250, turnEndSilenceMs: 500, wanted: () => true });
+    const transcriber = createEarlyTranscriber({ stt, now, language: 'en-US', pauseMs: 250, turnEndSilenceMs: 500, wanted: () => true });
     transcriber.begin(new Int16Array(3200));
     requests[0].settle(new Error('503 from the recogniser'));
     await assert.rejects(transcriber.transcribe(new Int16Array(8000)), /503/);

@@ -14,16 +14,27 @@ export interface EarlyTranscriberDeps {
   turnEndSilenceMs: number;
   /** Whether speech that paused now can become a turn (not, say, a murmur the agent talked through). */
   wanted(): boolean;
+  /** The call's clock, to time the recogniser. */
+  now(): number;
+}
+
+/** A transcript and the recogniser's own time for it. */
+export interface Transcribed {
+  text: string;
+  sttMs: number;
 }
 
 export function createEarlyTranscriber(deps: EarlyTranscriberDeps) {
-  let early: { answer: Promise<string>; controller: AbortController } | null = null;
+  let early: { answer: Promise<Transcribed>; controller: AbortController } | null = null;
   function cancel() {
     early?.controller.abort();
     early = null;
   }
 
-  const ask = (audio: Int16Array, signal?: AbortSignal) => deps.stt.transcribe(audio, { language: deps.language, signal });
+  const ask = (audio: Int16Array, signal?: AbortSignal): Promise<Transcribed> => {
+    const askedAt = deps.now();
+    return deps.stt.transcribe(audio, { language: deps.language, signal }).then((text) => ({ text, sttMs: Math.round(deps.now() - askedAt) }));
+  };
   const pauseMs = deps.stt.stateless && deps.pauseMs ? Math.min(deps.pauseMs, deps.turnEndSilenceMs / 2) : 0;
 
   /** The caller paused: transcribe what they said so far. */
@@ -44,7 +55,7 @@ export function createEarlyTranscriber(deps: EarlyTranscriberDeps) {
     /** The caller spoke again: the early request no longer covers the utterance. */
     cancel,
     /** The utterance's transcript: the early answer when it covers the whole utterance, else asked now. */
-    transcribe(audio: Int16Array): Promise<string> {
+    transcribe(audio: Int16Array): Promise<Transcribed> {
       const pending = early;
       early = null;
       return pending ? pending.answer : ask(audio);

@@ -12,7 +12,17 @@ export interface TranscriptEntry {
   interrupted?: boolean;
   /** Agent turns answering a caller turn: end of the caller's turn → first agent audio frame written. */
   latency_ms?: number;
-  timings?: { stt_ms: number; llm_first_token_ms: number; tts_first_audio_ms: number };
+  timings?: TurnTimings;
+}
+
+/** Where an answering turn's time went, in the call's milliseconds. */
+export interface TurnTimings {
+  /** The recogniser's own time for the turn's words (also when it ran early, during a pause). */
+  stt_ms: number;
+  /** What the turn waited for its transcript after it ended (0 when an early answer was back). */
+  stt_wait_ms: number;
+  llm_first_token_ms: number;
+  tts_first_audio_ms: number;
 }
 
 export interface CallLatency {

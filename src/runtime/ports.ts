@@ -4,14 +4,19 @@
 import type { EngineAgent } from '../engine/types.ts';
 import type { SessionEndReason } from './outcome.ts';
 
-/** Time as the runtime sees it: milliseconds, simulated in the sandbox (SANDBOX_SPEED), real elsewhere. */
+/** Time as the runtime sees it: milliseconds, virtual on a sandbox call (virtual-clock.ts), real elsewhere. */
 export interface RuntimeClock {
   /** Milliseconds since an arbitrary origin, monotonic. */
   now(): number;
   /** Calls `fn` after `ms` of this clock's time. */
   setTimer(fn: () => void, ms: number): RuntimeTimer;
-  /** Real milliseconds per millisecond of this clock (1 in real time, 1/50 at SANDBOX_SPEED 50). */
+  /** Real milliseconds per millisecond of this clock (1 in real time, 1/50 at SANDBOX_SPEED 50, 0 at `max`). */
   readonly scale: number;
+  /**
+   * The platform computes: on a virtual clock time stands still until `work` settles (a sandbox
+   * call's timeline then owes nothing to the machine's load). Absent on a real clock.
+   */
+  hold?<T>(work: Promise<T>): Promise<T>;
 }
 
 export interface RuntimeTimer {
@@ -71,6 +76,10 @@ export interface CallMedia {
   stream: MediaStream;
   /** The adapter's own recogniser (the sandbox passes the simulated caller's text through); else the deployment's. */
   stt?: SpeechToText;
+  /** The call's own clock (a sandbox call's virtual time); else the deployment's real one. */
+  clock?: RuntimeClock;
+  /** Simulated provider latencies of a sandbox call (`simulation.latency`). */
+  latency?: SimulatedLatency;
   /** `machine` when an answering machine picked up (voicemail handling). */
   answeredBy: 'human' | 'machine';
   /**
@@ -90,8 +99,8 @@ export interface DialRequest {
   callId: string;
   from: string;
   to: string;
-  /** `simulation` of the call (sandbox: the caller script). */
-  simulation: { caller_script?: CallerUtterance[] } | null;
+  /** `simulation` of the call (sandbox: the caller script, simulated latencies). */
+  simulation: CallSimulation | null;
   signal: AbortSignal;
 }
 
@@ -99,7 +108,22 @@ export interface InboundRequest {
   callId: string;
   from: string;
   to: string;
-  simulation: { caller_script?: CallerUtterance[] } | null;
+  simulation: CallSimulation | null;
+}
+
+export interface SimulatedLatency {
+  /** Added to each recognition, after the recogniser answered. */
+  stt_ms?: number;
+  /** Before the engine is asked (its first token comes this late). */
+  llm_first_token_ms?: number;
+  /** Before each synthesis' first audio. */
+  tts_first_audio_ms?: number;
+}
+
+/** A sandbox call's simulation: the callee's lines and the providers' simulated latencies. */
+export interface CallSimulation {
+  caller_script?: CallerUtterance[];
+  latency?: SimulatedLatency;
 }
 
 /** The sandbox caller's lines: said after the agent's turn, or `interrupt_after_ms` into it (barge-in). */

@@ -1,6 +1,7 @@
 import { concatPcm, FRAME_MS, FRAME_SAMPLES } from './audio/frames.ts';
 import type { FarEnd } from './media-pair.ts';
 import type { CallerUtterance, RuntimeClock, RuntimeTimer, SpeechToText, TextToSpeech } from './ports.ts';
+import { held } from './timed-ports.ts';
 
 // A simulated caller on the far end of a media pair: it listens to the agent (frames, marks,
 // clears), speaks its script as synthesised audio paced by the clock, and sends silence in
@@ -49,19 +50,22 @@ export function createScriptedCaller(options: ScriptedCallerOptions, stt: { push
   let stopped = false;
   let speaking: Promise<void> = Promise.resolve();
 
-  // A person's lines are ready when they speak: the whole script is synthesised from the start (in
-  // real time, while the call rings and the agent greets), so at a high SANDBOX_SPEED the caller
-  // does not fall silent for the seconds of simulated time its synthesis would otherwise take.
+  // A person's lines are ready when they speak: the whole script is synthesised from the start, held
+  // on the clock (a virtual clock stands still meanwhile), so the caller never falls silent for the
+  // time its synthesis takes, whatever the machine's load.
   const rendered = new Map<string, Promise<Int16Array>>();
   function render(text: string): Promise<Int16Array> {
     let audio = rendered.get(text);
     if (!audio) {
-      audio = (async () => {
-        const parts: Int16Array[] = [];
-        for await (const pcm of options.tts.synthesize(text, options.voice)) parts.push(pcm);
-        // A copy even of a single piece: the line is kept, the synthesiser's buffer is not ours.
-        return parts.length === 1 ? parts[0].slice() : concatPcm(parts);
-      })();
+      audio = held(
+        clock,
+        (async () => {
+          const parts: Int16Array[] = [];
+          for await (const pcm of options.tts.synthesize(text, options.voice)) parts.push(pcm);
+          // A copy even of a single piece: the line is kept, the synthesiser's buffer is not ours.
+          return parts.length === 1 ? parts[0].slice() : concatPcm(parts);
+        })(),
+      );
       rendered.set(text, audio);
     }
     return audio;

@@ -57,7 +57,8 @@ async function start(port: number, env: Record<string, string>): Promise<ChildPr
   child.stderr?.on('data', (chunk) => {
     stderr += chunk;
   });
-  for (let i = 0; i < 300; i++) {
+  // Up to two minutes: a loaded machine starts a server slowly, which is no failure of the calls.
+  for (let i = 0; i < 1200; i++) {
     if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`);
     if (await fetch(`http://127.0.0.1:${port}/v1/health`).then((r) => r.ok, () => false)) return child;
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -19,7 +19,7 @@ export interface OwnershipDeps {
   runner: CallRunner;
   logger: FastifyBaseLogger;
   leaseMs: number;
-  /** Simulated milliseconds per wall millisecond of sandbox calls (SANDBOX_SPEED). */
+  /** The cap on sandbox calls' virtual milliseconds per wall millisecond (SANDBOX_SPEED; Infinity at `max`). */
   sandboxSpeed: number;
 }
 
@@ -47,7 +47,9 @@ export function createCallOwnership(deps: OwnershipDeps) {
       const answered = row.answered_at ? new Date(row.answered_at).getTime() : null;
       const renewed = row.last_renewed_at ? new Date(row.last_renewed_at).getTime() : null;
       const wallMs = answered !== null && renewed !== null ? Math.max(0, renewed - answered) : 0;
-      const durationMs = Math.round(row.provider === 'sandbox' ? wallMs * deps.sandboxSpeed : wallMs);
+      // A sandbox call's virtual time ran at most SANDBOX_SPEED times the wall (unbounded at `max`), never past the agent's limit.
+      const sandboxMs = wallMs === 0 ? 0 : Math.min(wallMs * deps.sandboxSpeed, agent ? agent.max_duration_seconds * 1000 : wallMs);
+      const durationMs = Math.round(row.provider === 'sandbox' ? sandboxMs : wallMs);
       const done = await journal.finish(row, agent?.destination ?? null, {
         status: 'failed',
         endReason: 'media_error',

@@ -76,8 +76,12 @@ export function createCallRunner(deps: RunnerDeps) {
     const vad = await createVoiceActivityDetector({ mode: 2 });
     const recorder = createCallRecorder({ maxDurationMs: agent.max_duration_seconds * 1000 + 10_000 });
     const { observer, flushed } = observerOf(row, dest);
-    // Web sessions have a person on the other end: real time, whatever the sandbox's speed.
-    const clock = row.direction === 'web' ? providers.mediaClock : providers.callClock;
+    // A sandbox call brings its virtual clock; web sessions have a person on the other end: real time.
+    const clock = media.clock ?? (row.direction === 'web' ? providers.mediaClock : providers.callClock);
+    // The wallet pays for every second: the call ends when its cost would pass the balance (read
+    // before the conversation starts, so that the budget counts from the answer on any clock).
+    const perSecond = (row.direction === 'web' ? deps.rates.webVoicePerMinMicros : deps.rates.callPerMinMicros) / 60;
+    const affordableSeconds = perSecond > 0 ? Math.floor((await balanceMicros(row.workspace_id)) / perSecond) : Number.POSITIVE_INFINITY;
     const session = createCallSession({
       clock,
       media,
@@ -91,15 +95,13 @@ export function createCallRunner(deps: RunnerDeps) {
       observer,
       recorder,
       earlyTranscriptMs: deps.earlyTranscriptMs,
+      latency: media.latency,
     });
     entry.session = session;
     const ended = session.run();
     // A hang-up asked for while the call was being connected takes effect now.
     if (entry.dial.signal.aborted) session.end('api_hangup');
-    // The wallet pays for every second: the call ends when its cost would pass the balance.
     // Billing is per started second: end one frame before the last affordable second is done.
-    const perSecond = (row.direction === 'web' ? deps.rates.webVoicePerMinMicros : deps.rates.callPerMinMicros) / 60;
-    const affordableSeconds = perSecond > 0 ? Math.floor((await balanceMicros(row.workspace_id)) / perSecond) : Number.POSITIVE_INFINITY;
     const budget = Number.isFinite(affordableSeconds)
       ? clock.setTimer(() => session.end('insufficient_balance'), Math.max(0, affordableSeconds * 1000 - FRAME_MS))
       : null;

@@ -21,6 +21,8 @@ export const CallerUtterance = Type.Union([
   ),
 ]);
 
+const LatencyMs = (description: string) => Type.Integer({ minimum: 0, maximum: 60_000, description });
+
 export const Simulation = Type.Object(
   {
     caller_script: Type.Optional(
@@ -29,8 +31,18 @@ export const Simulation = Type.Object(
         description: "The sandbox caller's lines in order; when they run out the caller stays silent (the agent's silence handling ends the call)",
       }),
     ),
+    latency: Type.Optional(
+      Type.Object(
+        {
+          stt_ms: Type.Optional(LatencyMs('Added to each recognition of the caller\'s words')),
+          llm_first_token_ms: Type.Optional(LatencyMs("Before the model's first token of each reply")),
+          tts_first_audio_ms: Type.Optional(LatencyMs('Before the first audio of each synthesis')),
+        },
+        { additionalProperties: false, description: 'Simulated provider latencies in the call\'s virtual milliseconds (defaults 0), reported in each turn\'s `timings`' },
+      ),
+    ),
   },
-  { additionalProperties: false, description: 'Sandbox only: replaces the simulated callee\'s script' },
+  { additionalProperties: false, description: 'Sandbox only: the simulated callee\'s script and simulated provider latencies. Sandbox calls run on virtual time: the same simulation gives the same call on any machine' },
 );
 
 export const OutboundCallBody = Type.Object(

@@ -15,7 +15,14 @@ export const TranscriptItem = Type.Object(
     interrupted: Type.Optional(Type.Boolean({ description: 'An agent turn cut by the caller: the words actually played' })),
     dtmf: Type.Optional(Type.Boolean({ description: 'A keypad digit the caller pressed (text is the digit: 0-9, *, #)' })),
     latency_ms: Type.Optional(Type.Integer({ description: "End of the caller's turn → first agent audio frame written" })),
-    timings: Type.Optional(Type.Object({ stt_ms: Type.Integer(), llm_first_token_ms: Type.Integer(), tts_first_audio_ms: Type.Integer() })),
+    timings: Type.Optional(
+      Type.Object({
+        stt_ms: Type.Integer({ description: "The recogniser's own time for the turn's words (also when it ran early, during the caller's pause)" }),
+        stt_wait_ms: Type.Integer({ description: 'What the turn waited for its transcript after it ended' }),
+        llm_first_token_ms: Type.Integer(),
+        tts_first_audio_ms: Type.Integer(),
+      }),
+    ),
   },
   { title: 'TranscriptEntry' },
 );

@@ -33,9 +33,9 @@ import type { CallLatency, TranscriptEntry } from '../../runtime/outcome.ts';
 
 export type { CallLatency, TranscriptEntry };
 
-export interface CallSimulation {
-  caller_script?: Array<string | { text: string; interrupt_after_ms: number }>;
-}
+import type { CallSimulation } from '../../runtime/ports.ts';
+
+export type { CallSimulation };
 
 export type CallControl = { action: 'hangup' } | { action: 'transfer'; to: string };
 

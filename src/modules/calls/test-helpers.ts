@@ -84,3 +84,17 @@ export async function insertEndedCall(t: TestApp, user: TestUser): Promise<strin
   await t.platform.db.insertInto('call_status_events').values({ call_id: id, seq: 1, status: 'completed', at: now }).execute();
   return id;
 }
+
+/** The call's MP3 once it is stored (409 recording_not_ready while it is being made). */
+export async function waitForRecording(t: TestApp, user: TestUser, callId: string, timeoutMs = 120_000): Promise<Buffer> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await t.request({ method: 'GET', url: `/v1/calls/${callId}/recording.mp3`, ...as(user) });
+    if (res.statusCode !== 409) {
+      assert.equal(res.statusCode, 200, res.body);
+      return res.rawPayload;
+    }
+    if (Date.now() > deadline) assert.fail(`the recording of ${callId} is still not ready after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

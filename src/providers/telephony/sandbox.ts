@@ -1,11 +1,14 @@
 import { createMediaPair } from '../../runtime/media-pair.ts';
-import type { CallerUtterance, CallMedia, DialOutcome, DialRequest, InboundRequest, RuntimeClock, TelephonyProvider, TextToSpeech } from '../../runtime/ports.ts';
+import type { CallerUtterance, CallMedia, DialOutcome, DialRequest, InboundRequest, MediaStream, RuntimeClock, TelephonyProvider, TextToSpeech } from '../../runtime/ports.ts';
+import { held } from '../../runtime/timed-ports.ts';
 import { createPassThroughStt, createScriptedCaller } from '../../runtime/scripted-caller.ts';
 
 // The sandbox telephony provider (DESIGN "Sandbox telephony"): it simulates the callee. The
 // destination number decides what happens; any other number answers and holds a short scripted
 // conversation ending with goodbye. The simulated caller speaks through the same media path as a
-// real one (synthesised audio, its text passed through as the sandbox's STT). Times are simulated.
+// real one (synthesised audio, its text passed through as the sandbox's STT). Each call runs on a
+// virtual clock of its own, from the dial on (runtime/virtual-clock.ts): its times are the same on
+// any machine, under any load.
 
 export const SANDBOX_NUMBERS = {
   busy: '+15550100101',
@@ -30,7 +33,8 @@ const MID_CALL_SCRIPT: CallerUtterance[] = ['Hi, I have a quick question about m
 const MACHINE_GREETING = "Hi, you've reached the voicemail of this number. Please leave a message after the tone.";
 
 export interface SandboxTelephonyDeps {
-  clock: RuntimeClock;
+  /** A new call's clock (virtual time capped at SANDBOX_SPEED). */
+  newClock(): RuntimeClock;
   tts: TextToSpeech;
   /** The caller's voice; a built-in voice id. */
   callerVoice?: string;
@@ -43,10 +47,9 @@ export interface SandboxTelephony extends TelephonyProvider {
 }
 
 export function createSandboxTelephony(deps: SandboxTelephonyDeps): SandboxTelephony {
-  const { clock } = deps;
   const voice = deps.callerVoice ?? 'builtin-ben';
 
-  function wait(ms: number, signal?: AbortSignal): Promise<boolean> {
+  function wait(clock: RuntimeClock, ms: number, signal?: AbortSignal): Promise<boolean> {
     return new Promise((resolve) => {
       if (signal?.aborted) return resolve(false);
       const timer = clock.setTimer(() => resolve(true), ms);
@@ -58,8 +61,24 @@ export function createSandboxTelephony(deps: SandboxTelephonyDeps): SandboxTelep
   }
 
   /** The callee's side of a connected call. */
-  function connect(to: string, simulation: DialRequest['simulation']): CallMedia {
-    const { stream, far } = createMediaPair();
+  function connect(clock: RuntimeClock, to: string, simulation: DialRequest['simulation']): CallMedia {
+    const pair = createMediaPair();
+    const { far } = pair;
+    // Time stands still from the answer until the runtime listens (it loads the agent, its VAD, the
+    // balance): the callee's first frame and the call's first millisecond are the same on any machine.
+    let listening = () => {};
+    void held(clock, new Promise<void>((resolve) => (listening = resolve)));
+    const stream: MediaStream = {
+      ...pair.stream,
+      onFrame(listener) {
+        pair.stream.onFrame(listener);
+        listening();
+      },
+      close() {
+        listening();
+        pair.stream.close();
+      },
+    };
     const stt = createPassThroughStt();
     const machine = to === SANDBOX_NUMBERS.voicemail;
     const own = simulation?.caller_script;
@@ -82,6 +101,8 @@ export function createSandboxTelephony(deps: SandboxTelephonyDeps): SandboxTelep
     return {
       stream,
       stt,
+      clock,
+      latency: simulation?.latency,
       answeredBy: machine ? 'machine' : 'human',
       async transfer() {
         caller.stop();
@@ -98,21 +119,22 @@ export function createSandboxTelephony(deps: SandboxTelephonyDeps): SandboxTelep
     name: 'sandbox',
     async dial(request: DialRequest): Promise<DialOutcome> {
       const { to, signal } = request;
+      const clock = deps.newClock();
       if (to === SANDBOX_NUMBERS.failsToConnect) {
-        await wait(CONNECT_FAILURE_MS, signal);
+        await wait(clock, CONNECT_FAILURE_MS, signal);
         return { kind: 'failed', message: 'the sandbox number fails to connect' };
       }
       if (to === SANDBOX_NUMBERS.noAnswer) {
-        await wait(NO_ANSWER_MS, signal);
+        await wait(clock, NO_ANSWER_MS, signal);
         return { kind: 'no_answer' };
       }
-      const rang = await wait(RING_MS, signal);
+      const rang = await wait(clock, RING_MS, signal);
       if (to === SANDBOX_NUMBERS.busy) return { kind: 'busy' };
       if (!rang) return { kind: 'failed', message: 'canceled while ringing' };
-      return { kind: 'answered', media: connect(to, request.simulation) };
+      return { kind: 'answered', media: connect(clock, to, request.simulation) };
     },
     acceptInbound(request: InboundRequest): CallMedia {
-      return connect(request.to, request.simulation);
+      return connect(deps.newClock(), request.to, request.simulation);
     },
   };
 }

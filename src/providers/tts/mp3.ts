@@ -1,4 +1,5 @@
 import { type CpuPool, cpuTask } from '../../platform/cpu-pool.ts';
+import { infoFrame } from './mp3-info-tag.ts';
 import type * as worker from './worker.ts';
 
 // MP3 encoding of mono PCM16 (voice previews now, call recordings later). lamejs is pure
@@ -20,7 +21,10 @@ export async function encodeMp3(pcm: Int16Array, sampleRate: number, kbps = samp
   };
   for (let i = 0; i < pcm.length; i += FRAME) push(encoder.encodeBuffer(pcm.subarray(i, i + FRAME)));
   push(encoder.flush());
-  return Buffer.concat(parts);
+  const audio = Buffer.concat(parts);
+  // The Info frame first: decoders then drop the encoder's delay and padding (exact length).
+  const info = infoFrame(audio, pcm.length, sampleRate);
+  return info ? Buffer.concat([info, audio]) : audio;
 }
 
 const encodeTask = cpuTask<typeof worker.encodeMp3Audio>(new URL('./worker.ts', import.meta.url), 'encodeMp3Audio');

@@ -1,0 +1,40 @@
+import type { TurnTimings } from './outcome.ts';
+import type { SpokenSegment } from './speaker.ts';
+
+// An agent turn as the call session keeps it while it is generated, synthesised and played.
+
+/** The recogniser's part of a turn's timings. */
+export type Heard = Pick<TurnTimings, 'stt_ms' | 'stt_wait_ms'>;
+export const NOTHING_HEARD: Heard = { stt_ms: 0, stt_wait_ms: 0 };
+
+export type After = { kind: 'end'; reason: 'caller_goodbye' | 'agent_end_call' } | { kind: 'transfer'; to: string; reason: string } | { kind: 'voicemail' };
+
+export interface AgentTurn {
+  segments: SpokenSegment[];
+  controller: AbortController;
+  /** Clock time the caller's turn ended (null for turns that answer nobody: greeting, prompts). */
+  turnEndAt: number | null;
+  firstFrameAt: number | null;
+  timings: TurnTimings | null;
+  after: After | null;
+  /** The reply is complete (all sentences handed to TTS). */
+  generated: boolean;
+  /** Sentences waiting for synthesis, in order. */
+  pending: string[];
+  synthesizing: boolean;
+}
+
+/** A new turn; `turnEndAt` null for turns that answer nobody (greeting, prompts). */
+export function newAgentTurn(turnEndAt: number | null, heard: Heard): AgentTurn {
+  return {
+    segments: [],
+    controller: new AbortController(),
+    turnEndAt,
+    firstFrameAt: null,
+    timings: turnEndAt === null ? null : { ...heard, llm_first_token_ms: 0, tts_first_audio_ms: 0 },
+    after: null,
+    generated: false,
+    pending: [],
+    synthesizing: false,
+  };
+}
