@@ -23,9 +23,8 @@
 //   BENCH_LEVELS=1,100,200,300  BENCH_LEVEL_MS=15000  BENCH_LEDGER_MS=5000  BENCH_PROFILE=dir (CPU
 //   profiles of the server thread per level, top costs in the JSON)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> (a schema of its own, dropped at the end)
-//   BENCH_BACKGROUND_ENCODES=100 (BENCH_BACKGROUND_SECONDS=60): at each level, that many post-call MP3
-//   encodes of 60 s of PCM handed to the server's CPU pool (lane background) as the measurement starts;
-//   the level waits for them all after it (bench/support/background-encodes.ts)
+//   BENCH_BACKGROUND_ENCODES=100 (BENCH_BACKGROUND_SECONDS=60): post-call MP3 encodes in the CPU pool's background
+//   lane from the start of each level's measurement, all awaited after it (results in media-background.json)
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -208,9 +207,10 @@ async function measureSessions() {
     // End every session through the API, a few at a time, and wait for all to have ended.
     const endStarted = performance.now();
     const queue = [...created];
+    let endedEarly = 0; // sessions that ended on their own (409); end_reasons says why
     await Promise.all(
       Array.from({ length: 16 }, async () => {
-        for (let s = queue.shift(); s; s = queue.shift()) await inject('POST', `/v1/voice/sessions/${s.id}/end`, token);
+        for (let s = queue.shift(); s; s = queue.shift()) await inject('POST', `/v1/voice/sessions/${s.id}/end`, token).catch((error: Error) => (/: 409 /.test(error.message) ? endedEarly++ : Promise.reject(error)));
       }),
     );
     const ids = created.map((s) => s.id);
@@ -262,6 +262,7 @@ async function measureSessions() {
       still_active_after_end: active,
       end_messages: closed.end_messages,
       end_reasons: closed.end_reasons,
+      ended_before_end: endedEarly,
       background_encodes: background,
       meets_goal: opened.connected === sessions && opened.greeted === sessions && (seen.jitter_p99_ms ?? Number.POSITIVE_INFINITY) <= GOAL_JITTER_P99_MS,
     };
@@ -392,7 +393,6 @@ async function main() {
       : { skipped: 'BENCH_DATABASE_URL is not set' },
   };
   fs.mkdirSync(path.join(import.meta.dirname, 'results'), { recursive: true });
-  // A run with background encodes is a variant: it leaves the plain run's media.json as it was.
   fs.writeFileSync(path.join(import.meta.dirname, 'results', BACKGROUND_ENCODES > 0 ? 'media-background.json' : 'media.json'), `${JSON.stringify(summary, null, 2)}\n`);
   if (ledger && !ledger.verification.consistent) throw new Error(`ledger inconsistent: ${JSON.stringify(ledger.verification)}`);
 }
