@@ -23,6 +23,8 @@
 //   BENCH_LEVELS=1,100,200,300  BENCH_LEVEL_MS=15000  BENCH_LEDGER_MS=5000  BENCH_PROFILE=dir (CPU
 //   profiles of the server thread per level, top costs in the JSON)
 //   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> (a schema of its own, dropped at the end)
+//   BENCH_BACKGROUND_ENCODES=100 (BENCH_BACKGROUND_SECONDS=60): post-call MP3 encodes in the CPU pool's background
+//   lane from the start of each level's measurement, all awaited after it (results in media-background.json)
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -39,11 +41,15 @@ import { migrateToLatest, openDatabase } from '../src/platform/db/database.ts';
 import { newId } from '../src/platform/ids.ts';
 import { createLogger } from '../src/platform/logging.ts';
 import { startModuleWorker } from '../src/platform/module-worker.ts';
+import { startBackgroundEncodes } from './support/background-encodes.ts';
 import type { ClosedResult, MeasureResult, MediaClientsRequest, MediaClientsSettings, OpenResult } from './support/media-clients.ts';
+import { topCosts } from './support/profile.ts';
 
 const LEVELS = (process.env.BENCH_LEVELS ?? '1,100,200,300').split(',').map(Number);
 const LEVEL_MS = Number(process.env.BENCH_LEVEL_MS ?? 15_000);
 const LEDGER_MS = Number(process.env.BENCH_LEDGER_MS ?? 5000);
+const BACKGROUND_ENCODES = Number(process.env.BENCH_BACKGROUND_ENCODES ?? 0);
+const BACKGROUND_SECONDS = Number(process.env.BENCH_BACKGROUND_SECONDS ?? 60);
 const GOAL_SESSIONS = 300;
 const GOAL_JITTER_P99_MS = 20;
 const TEXT_EVERY_MS = 4000;
@@ -77,7 +83,6 @@ const round1 = (value: number | null) => (value === null ? null : Math.round(val
 const LOOP_RESOLUTION_MS = 10;
 const loopDelayMs = (nanoseconds: number) => Math.max(0, Math.round((nanoseconds / 1e6 - LOOP_RESOLUTION_MS) * 10) / 10);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 // ---- (1) media sessions ------------------------------------------------------------------------
 
 interface Clients {
@@ -113,22 +118,6 @@ async function startClients(settings: MediaClientsSettings): Promise<Clients> {
   };
 }
 
-/** The heaviest functions of a CPU profile by self time, as shares of all samples. */
-function topCosts(profile: { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }> }, count = 12) {
-  const total = profile.nodes.reduce((sum, node) => sum + (node.hitCount ?? 0), 0);
-  const byFunction = new Map<string, number>();
-  for (const node of profile.nodes) {
-    const { functionName, url, lineNumber } = node.callFrame;
-    const where = url ? `${url.replace(/^.*\/node_modules\//, '').replace(/^.*\/src\//, 'src/').replace(/^file:\/\//, '')}:${lineNumber + 1}` : '';
-    const key = `${functionName || '(anonymous)'} ${where}`.trim();
-    byFunction.set(key, (byFunction.get(key) ?? 0) + (node.hitCount ?? 0));
-  }
-  return [...byFunction.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, count)
-    .map(([fn, hits]) => ({ fn, self_percent: Math.round((hits / total) * 1000) / 10 }));
-}
-
 async function measureSessions() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-bench-media-'));
   const config = loadConfig({
@@ -142,7 +131,7 @@ async function measureSessions() {
   });
   const database = await openDatabase({ pgliteDir: path.join(dataDir, 'pglite') });
   await migrateToLatest(database);
-  const { app, voice } = await buildApp({ config, database, clock: systemClock, jwtSecret: 'x'.repeat(40), logger: createLogger({ level: 'silent' }) });
+  const { app, voice, platform } = await buildApp({ config, database, clock: systemClock, jwtSecret: 'x'.repeat(40), logger: createLogger({ level: 'silent' }) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   // As the served process (src/server.ts) does once listening.
   voice.service.prepareMedia();
@@ -193,10 +182,12 @@ async function measureSessions() {
       await profiler.post('Profiler.start');
     }
     await voice.service.mediaWriterStats();
+    const encodes = BACKGROUND_ENCODES > 0 ? startBackgroundEncodes(platform.cpu, BACKGROUND_ENCODES, BACKGROUND_SECONDS) : null;
     const elu = performance.eventLoopUtilization();
     const cpuStart = process.cpuUsage();
     const started = performance.now();
     const seen = await clients.run<MeasureResult>({ type: 'measure', ms: LEVEL_MS });
+    const encodedInWindow = encodes?.done() ?? null;
     const writer = await voice.service.mediaWriterStats();
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuStart);
@@ -216,9 +207,10 @@ async function measureSessions() {
     // End every session through the API, a few at a time, and wait for all to have ended.
     const endStarted = performance.now();
     const queue = [...created];
+    let endedEarly = 0; // sessions that ended on their own (409); end_reasons says why
     await Promise.all(
       Array.from({ length: 16 }, async () => {
-        for (let s = queue.shift(); s; s = queue.shift()) await inject('POST', `/v1/voice/sessions/${s.id}/end`, token);
+        for (let s = queue.shift(); s; s = queue.shift()) await inject('POST', `/v1/voice/sessions/${s.id}/end`, token).catch((error: Error) => (/: 409 /.test(error.message) ? endedEarly++ : Promise.reject(error)));
       }),
     );
     const ids = created.map((s) => s.id);
@@ -229,6 +221,7 @@ async function measureSessions() {
       if (active > 0) await sleep(100);
     }
     const closed = await clients.run<ClosedResult>({ type: 'await-closed', timeoutMs: 10_000 });
+    const background = encodes ? { ...(await encodes.finish()), done_during_window: encodedInWindow } : null;
 
     const level = {
       sessions,
@@ -269,6 +262,8 @@ async function measureSessions() {
       still_active_after_end: active,
       end_messages: closed.end_messages,
       end_reasons: closed.end_reasons,
+      ended_before_end: endedEarly,
+      background_encodes: background,
       meets_goal: opened.connected === sessions && opened.greeted === sessions && (seen.jitter_p99_ms ?? Number.POSITIVE_INFINITY) <= GOAL_JITTER_P99_MS,
     };
     console.log(JSON.stringify(level));
@@ -373,6 +368,7 @@ async function main() {
       database: 'pglite',
       level_ms: LEVEL_MS,
       text_every_ms: TEXT_EVERY_MS,
+      background_encodes: BACKGROUND_ENCODES > 0 ? `${BACKGROUND_ENCODES} × ${BACKGROUND_SECONDS} s of PCM to MP3 in the CPU pool's background lane, from the start of each level's measurement` : 'none',
       goal: `jitter p99 ≤ ${GOAL_JITTER_P99_MS} ms at ≥ ${GOAL_SESSIONS} sessions`,
       baseline,
       levels: media.levels,
@@ -397,7 +393,7 @@ async function main() {
       : { skipped: 'BENCH_DATABASE_URL is not set' },
   };
   fs.mkdirSync(path.join(import.meta.dirname, 'results'), { recursive: true });
-  fs.writeFileSync(path.join(import.meta.dirname, 'results', 'media.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  fs.writeFileSync(path.join(import.meta.dirname, 'results', BACKGROUND_ENCODES > 0 ? 'media-background.json' : 'media.json'), `${JSON.stringify(summary, null, 2)}\n`);
   if (ledger && !ledger.verification.consistent) throw new Error(`ledger inconsistent: ${JSON.stringify(ledger.verification)}`);
 }
 

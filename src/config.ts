@@ -183,8 +183,11 @@ export function loadConfig(env: Env = process.env) {
     calls: {
       /** A workspace's live-call limit unless its settings.max_concurrent_calls says otherwise. */
       maxConcurrent: int(env, 'MAX_CONCURRENT_CALLS', 10, 1, 1000),
-      /** Calls this process runs at once, all workspaces together (the worker's claim size). */
-      workerCapacity: int(env, 'CALL_WORKER_CAPACITY', 500, 1, 10_000),
+      /**
+       * CALLS_PER_PROCESS: the live calls this process runs, all workspaces together; the dialer
+       * claims no more (CALL_WORKER_CAPACITY, its former name, is still read when it is unset).
+       */
+      perProcess: int(env, read(env, 'CALLS_PER_PROCESS') === undefined && read(env, 'CALL_WORKER_CAPACITY') !== undefined ? 'CALL_WORKER_CAPACITY' : 'CALLS_PER_PROCESS', 100, 1, 10_000),
       /** A live call's lease; renewed every third of it. A call whose process died ends when it runs out. */
       leaseMs: int(env, 'CALL_LEASE_SECONDS', 30, 1, 600) * 1000,
     },

@@ -33,3 +33,15 @@ export function echo<T>(input: T): T {
 export function explode(input: { message: string }): never {
   throw new Error(input.message);
 }
+
+/** The running thread's id and scheduling priority (its nice value). */
+export async function whoAmI(): Promise<{ threadId: number; priority: number }> {
+  const { threadId } = await import('node:worker_threads');
+  const os = await import('node:os');
+  return { threadId, priority: os.getPriority(0) };
+}
+
+/** Takes the next number of a shared counter: the order in which tasks ran. */
+export function stamp(input: { counter: SharedArrayBuffer }): number {
+  return Atomics.add(new Int32Array(input.counter), 0, 1) + 1;
+}

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import os from 'node:os';
 import { threadId } from 'node:worker_threads';
 import { after, describe, it } from 'node:test';
 import { AppError } from './errors.ts';
@@ -10,6 +11,17 @@ const tasksModule = new URL('./cpu-pool.test-tasks.ts', import.meta.url);
 const hold = cpuTask<typeof tasks.hold>(tasksModule, 'hold');
 const echo = cpuTask<typeof tasks.echo<{ samples: Int16Array; label: string }>>(tasksModule, 'echo');
 const explode = cpuTask<typeof tasks.explode>(tasksModule, 'explode');
+const whoAmI = cpuTask<typeof tasks.whoAmI>(tasksModule, 'whoAmI');
+const stamp = cpuTask<typeof tasks.stamp>(tasksModule, 'stamp');
+
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
+/** This thread's priority before any pool started a thread: lowering the background threads' must not change it. */
+const processPriority = os.getPriority(0);
 
 /** Resolves once `count` holders of `gate` run (each on its own thread). */
 async function untilHolding(gate: SharedArrayBuffer, count: number) {
@@ -68,5 +80,114 @@ describe('CPU pool', () => {
     const gate = newGate();
     openGate(gate);
     assert.equal(await callingThread.run(hold, { gate }), threadId);
+  });
+});
+
+describe('CPU pool lanes', () => {
+  const pool = createCpuPool({ threads: 1, queue: 1, backgroundThreads: 1 });
+  after(() => pool.close());
+
+  it('refuses a request when the main threads and queue are full, while live and background tasks wait and all complete', async () => {
+    const main = newGate();
+    const back = newGate();
+    const requests = [pool.run(hold, { gate: main }), pool.run(hold, { gate: main })];
+    const backgrounds = Array.from({ length: 5 }, () => pool.run(hold, { gate: back }, { lane: 'background' }));
+    await untilHolding(main, 1);
+    await untilHolding(back, 1);
+    assert.equal(pool.pending, 2);
+    const refused = await refusal(pool.run(hold, { gate: main }));
+    assert.ok(refused instanceof AppError && refused.code === 'service_unavailable', String(refused));
+    // Live tasks are never refused: they wait beyond threads + queue.
+    const live = Array.from({ length: 3 }, () => pool.run(hold, { gate: main }, { lane: 'live' }));
+    assert.equal(pool.pending, 5);
+    assert.equal(pool.backgroundPending, 5);
+    openGate(main);
+    openGate(back);
+    const done = await Promise.all([...requests, ...live, ...backgrounds]);
+    assert.equal(done.length, 10);
+    assert.equal(pool.pending, 0);
+    assert.equal(pool.backgroundPending, 0);
+    assert.equal(holdersStarted(main), 5);
+    assert.equal(holdersStarted(back), 5);
+  });
+
+  it('gives a free main thread to a waiting live task before an earlier waiting request', async () => {
+    const gate = newGate();
+    const counter = new SharedArrayBuffer(4);
+    const holder = pool.run(hold, { gate });
+    await untilHolding(gate, 1);
+    const request = pool.run(stamp, { counter });
+    const live = pool.run(stamp, { counter }, { lane: 'live' });
+    openGate(gate);
+    await holder;
+    assert.deepEqual(await Promise.all([live, request]), [1, 2]);
+  });
+
+  it('runs background tasks on a thread of their own, at the lowest priority, beside busy main threads', async () => {
+    const main = newGate();
+    const back = newGate();
+    const mainHolder = pool.run(hold, { gate: main });
+    const mainQueued = pool.run(hold, { gate: main }, { lane: 'live' });
+    await untilHolding(main, 1);
+    // The main thread is held and a live task waits for it: a background task still runs.
+    const backgroundHolder = pool.run(hold, { gate: back }, { lane: 'background' });
+    await untilHolding(back, 1);
+    // whoAmI waits for the background thread, held too.
+    const background = pool.run(whoAmI, undefined, { lane: 'background' });
+    openGate(back);
+    assert.equal(holdersStarted(main), 1, 'the live task still waits for the main thread');
+    openGate(main);
+    const [mainThread, , backgroundThread] = await Promise.all([mainHolder, mainQueued, backgroundHolder]);
+    assert.notEqual(backgroundThread, mainThread);
+    const seen = await background;
+    assert.equal(seen.threadId, backgroundThread);
+    assert.equal(seen.priority, 19);
+    const onMain = await pool.run(whoAmI, undefined, { lane: 'live' });
+    assert.equal(onMain.threadId, mainThread);
+    assert.equal(onMain.priority, processPriority, 'the main threads keep the process priority');
+    assert.equal(os.getPriority(0), processPriority, 'the event loop keeps the process priority');
+  });
+
+  it('counts only running time toward the time limit, not the wait for a thread', async () => {
+    const gate = newGate();
+    const holder = pool.run(hold, { gate });
+    await untilHolding(gate, 1);
+    const waiting = [
+      pool.run(echo, { samples: new Int16Array(1), label: 'request' }, { timeoutMs: 300 }),
+      pool.run(echo, { samples: new Int16Array(1), label: 'live' }, { lane: 'live', timeoutMs: 300 }),
+    ];
+    const back = newGate();
+    const backgroundHolder = pool.run(hold, { gate: back }, { lane: 'background' });
+    await untilHolding(back, 1);
+    const background = pool.run(echo, { samples: new Int16Array(1), label: 'background' }, { lane: 'background', timeoutMs: 300 });
+    // Twice their time limit spent waiting.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    openGate(gate);
+    openGate(back);
+    await Promise.all([holder, backgroundHolder]);
+    assert.deepEqual((await Promise.all([...waiting, background])).map((r) => r.label), ['request', 'live', 'background']);
+  });
+
+  it('close() lets running tasks finish and rejects waiting ones with 503 service_unavailable', async () => {
+    const closing = createCpuPool({ threads: 1, queue: 1, backgroundThreads: 1 });
+    const main = newGate();
+    const back = newGate();
+    const running = closing.run(hold, { gate: main });
+    const backgroundRunning = closing.run(hold, { gate: back }, { lane: 'background' });
+    await untilHolding(main, 1);
+    await untilHolding(back, 1);
+    const waiting = [closing.run(hold, { gate: main }), closing.run(hold, { gate: main }, { lane: 'live' }), closing.run(hold, { gate: back }, { lane: 'background' })].map(refusal);
+    const closed = closing.close();
+    for (const error of await Promise.all(waiting)) {
+      assert.ok(error instanceof AppError && error.code === 'service_unavailable', String(error));
+      assert.match(error.message, /shutting down/);
+    }
+    openGate(main);
+    openGate(back);
+    assert.equal(typeof (await running), 'number');
+    assert.equal(typeof (await backgroundRunning), 'number');
+    await closed;
+    const after = await refusal(closing.run(echo, { samples: new Int16Array(0), label: 'late' }, { lane: 'background' }));
+    assert.ok(after instanceof AppError && after.code === 'service_unavailable');
   });
 });

@@ -2,12 +2,23 @@ import os from 'node:os';
 import { Piscina } from 'piscina';
 import { AppError } from './errors.ts';
 
-// The app's one pool of worker threads for CPU-heavy work: speech synthesis, MP3 encoding,
-// document text extraction, chunking. JavaScript that runs for hundreds of milliseconds on the
-// main thread stalls every request of the process (and PGlite, which runs there too); in the
-// pool it runs beside the event loop. Bounded: at most `threads` tasks run and at most `queue`
-// wait; one more is refused at once with 503 service_unavailable (Retry-After), rather than
-// piling up work whose callers time out. A task is a named export of a worker module (see
+// The app's pool of worker threads for CPU-heavy work: speech synthesis, MP3 encoding, document
+// text extraction, chunking. JavaScript that runs for hundreds of milliseconds on the main thread
+// stalls every request of the process (and PGlite, which runs there too); in the pool it runs
+// beside the event loop. A task runs in one of three lanes (DESIGN part 9, "After the call":
+// only an HTTP request may be refused as busy):
+//  - `request` (the default: work done inside an HTTP request): on the main threads; refused at
+//    once with 503 service_unavailable (Retry-After) when `threads + queue` request and live tasks
+//    are already pending, rather than piling up work whose callers time out;
+//  - `live` (a live call's speech): on the main threads too, never refused: it waits, and a
+//    thread that frees takes a waiting live task before any waiting request;
+//  - `background` (post-call work: a recording's MP3): on threads of its own (`backgroundThreads`,
+//    1 by default) at the lowest priority (nice 19, which on Linux lowers only those threads), so
+//    it never takes a main thread and yields the cores to the event loop and the main threads
+//    whenever they want them. Its queue is not bounded in count: its callers (jobs) bound it by
+//    their concurrency.
+// A task's time limit counts its running time only, from the moment a thread is free for it;
+// waiting in a queue does not count. A task is a named export of a worker module (see
 // providers/tts/worker.ts, modules/knowledge-base/ingest-worker.ts); its input and result cross
 // threads by structured clone, so they are plain data (strings, arrays, typed arrays).
 //
@@ -34,25 +45,45 @@ export function cpuTask<F extends (input: any) => unknown>(module: URL, name: st
   return { module: module.href, name };
 }
 
+export const CPU_LANES = ['request', 'live', 'background'] as const;
+/** Whose work a task is: see the top of this file. */
+export type CpuLane = (typeof CPU_LANES)[number];
+
+export interface CpuRunOptions {
+  /** Default `request`. */
+  lane?: CpuLane;
+  /** Running time allowed (default the pool's taskTimeoutMs); time spent waiting for a thread is not counted. */
+  timeoutMs?: number;
+}
+
 export interface CpuPoolOptions {
-  /** Worker threads (default: one per core, less one for the event loop, at least 1). */
+  /** Main worker threads, for requests and live calls (default: one per core, less one for the event loop, at least 1). */
   threads?: number;
-  /** Tasks that may wait for a thread (default 8 per thread). */
+  /** Request and live tasks that may wait for a main thread before a request is refused (default 8 per thread). */
   queue?: number;
+  /** Background threads, at the lowest priority (default 1). */
+  backgroundThreads?: number;
   /** A thread idle this long exits; the next task starts one again (default 60 s). */
   idleTimeoutMs?: number;
-  /** A task not done this long after it was handed over (waiting included) is stopped, its thread terminated (default 60 s). */
+  /** A task still running this long after it started is stopped, its thread terminated (default 60 s). */
   taskTimeoutMs?: number;
 }
 
 export interface CpuPool {
   readonly threads: number;
   readonly queue: number;
-  /** Tasks running or waiting now. */
+  readonly backgroundThreads: number;
+  /** Request and live tasks running or waiting on the main threads now. */
   readonly pending: number;
-  /** Runs `task` on a worker thread; 503 service_unavailable when `threads + queue` tasks are already pending. */
-  run<I, O>(task: CpuTask<I, O>, input: I, options?: { timeoutMs?: number }): Promise<O>;
-  /** Lets running tasks finish, then stops the threads. */
+  /** Background tasks running or waiting now. */
+  readonly backgroundPending: number;
+  /**
+   * Runs `task` on a worker thread of its lane. A request is refused with 503 service_unavailable
+   * when `threads + queue` tasks are already pending on the main threads; live and background
+   * tasks wait their turn. After close(), every lane is refused.
+   */
+  run<I, O>(task: CpuTask<I, O>, input: I, options?: CpuRunOptions): Promise<O>;
+  /** Refuses new tasks, rejects those still waiting (503 service_unavailable), lets running ones finish, stops the threads. */
   close(): Promise<void>;
 }
 
@@ -70,7 +101,7 @@ export const callingThread: CpuRunner = {
   },
 };
 
-/** A task stopped at its time limit (its thread, if it had started, was terminated). */
+/** A task stopped at its time limit (its thread was terminated). */
 export class CpuTaskTimeoutError extends Error {
   constructor(task: string, ms: number) {
     super(`${task} did not finish within ${ms} ms`);
@@ -80,42 +111,113 @@ export class CpuTaskTimeoutError extends Error {
 
 export const DEFAULT_CPU_THREADS = Math.max(1, os.availableParallelism() - 1);
 const QUEUE_PER_THREAD = 8;
+/** The background threads' nice increment: the lowest priority there is. */
+const BACKGROUND_NICE = 19;
+
+interface Waiter {
+  go(): void;
+  fail(error: Error): void;
+}
+
+/**
+ * Threads of one piscina and the tasks waiting for them, in priority order (queue 0 first, FIFO
+ * within a queue). A task is handed to piscina only once a thread is free for it, so piscina
+ * never queues and its abort signal (the time limit) starts with the task's running time.
+ */
+function createThreadGroup(piscina: Piscina, threads: number, priorities: number) {
+  const waiting: Waiter[][] = Array.from({ length: priorities }, () => []);
+  let running = 0;
+  let queued = 0;
+
+  function dispatch() {
+    while (running < threads) {
+      const next = waiting.find((q) => q.length > 0)?.shift();
+      if (!next) return;
+      queued--;
+      running++;
+      next.go();
+    }
+  }
+
+  return {
+    piscina,
+    get pending() {
+      return running + queued;
+    },
+    /** Resolves when a thread is free for the task (counted as pending at once). */
+    turn(priority: number): Promise<void> {
+      if (running < threads && queued === 0) {
+        running++;
+        return Promise.resolve();
+      }
+      queued++;
+      return new Promise((go, fail) => waiting[priority].push({ go, fail }));
+    },
+    release() {
+      running--;
+      dispatch();
+    },
+    /** Rejects every waiting task with a new `error()`. */
+    reject(error: () => Error) {
+      for (const queue of waiting) for (const waiter of queue.splice(0)) waiter.fail(error());
+      queued = 0;
+    },
+  };
+}
+
+const busy = () => new AppError('service_unavailable', 'the server is busy with other CPU-heavy requests; retry shortly', { headers: { 'retry-after': '1' } });
+const closing = () => new AppError('service_unavailable', 'the server is shutting down (its CPU pool closed before the task started); retry shortly', { headers: { 'retry-after': '1' } });
 
 export function createCpuPool(options: CpuPoolOptions = {}): CpuPool {
   const threads = Math.max(1, options.threads ?? DEFAULT_CPU_THREADS);
   const queue = Math.max(0, options.queue ?? threads * QUEUE_PER_THREAD);
+  const backgroundThreads = Math.max(1, options.backgroundThreads ?? 1);
   const taskTimeoutMs = options.taskTimeoutMs ?? 60_000;
+  const idleTimeout = options.idleTimeoutMs ?? 60_000;
   // Threads start on demand (an app that never previews a voice starts none) and leave when idle.
-  const piscina = new Piscina({
-    minThreads: 0,
-    maxThreads: threads,
-    idleTimeout: options.idleTimeoutMs ?? 60_000,
-  });
-  let pending = 0;
+  const main = createThreadGroup(new Piscina({ minThreads: 0, maxThreads: threads, idleTimeout }), threads, 2);
+  // piscina lowers each thread's priority as it starts (nice(2) through its optional dependency
+  // @napi-rs/nice; on Linux it applies to the calling thread only, not to the process).
+  const background = createThreadGroup(new Piscina({ minThreads: 0, maxThreads: backgroundThreads, idleTimeout, niceIncrement: BACKGROUND_NICE }), backgroundThreads, 1);
+  let closed = false;
+
+  async function runIn<I, O>(group: typeof main, priority: number, task: CpuTask<I, O>, input: I, timeoutMs: number): Promise<O> {
+    await group.turn(priority);
+    try {
+      return (await group.piscina.run(input, { filename: task.module, name: task.name, signal: AbortSignal.timeout(timeoutMs) })) as O;
+    } catch (error) {
+      if ((error as Error)?.name === 'AbortError') throw new CpuTaskTimeoutError(task.name, timeoutMs);
+      throw error;
+    } finally {
+      group.release();
+    }
+  }
 
   return {
     threads,
     queue,
+    backgroundThreads,
     get pending() {
-      return pending;
+      return main.pending;
+    },
+    get backgroundPending() {
+      return background.pending;
     },
 
-    async run<I, O>(task: CpuTask<I, O>, input: I, runOptions: { timeoutMs?: number } = {}): Promise<O> {
-      if (pending >= threads + queue) {
-        throw new AppError('service_unavailable', 'the server is busy with other CPU-heavy requests; retry shortly', { headers: { 'retry-after': '1' } });
-      }
+    async run<I, O>(task: CpuTask<I, O>, input: I, runOptions: CpuRunOptions = {}): Promise<O> {
+      const lane = runOptions.lane ?? 'request';
+      if (closed) throw closing();
+      if (lane === 'request' && main.pending >= threads + queue) throw busy();
       const timeoutMs = runOptions.timeoutMs ?? taskTimeoutMs;
-      pending++;
-      try {
-        return (await piscina.run(input, { filename: task.module, name: task.name, signal: AbortSignal.timeout(timeoutMs) })) as O;
-      } catch (error) {
-        if ((error as Error)?.name === 'AbortError') throw new CpuTaskTimeoutError(task.name, timeoutMs);
-        throw error;
-      } finally {
-        pending--;
-      }
+      if (lane === 'background') return runIn(background, 0, task, input, timeoutMs);
+      return runIn(main, lane === 'live' ? 0 : 1, task, input, timeoutMs);
     },
 
-    close: () => piscina.close(),
+    async close() {
+      closed = true;
+      main.reject(closing);
+      background.reject(closing);
+      await Promise.all([main.piscina.close(), background.piscina.close()]);
+    },
   };
 }

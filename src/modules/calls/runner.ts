@@ -121,7 +121,7 @@ export function createCallRunner(deps: RunnerDeps) {
     recorder.release();
     if (pcm.length > 0) {
       try {
-        const mp3 = await encodeMp3InPool(deps.cpu, pcm, SAMPLE_RATE);
+        const mp3 = await encodeMp3InPool(deps.cpu, pcm, SAMPLE_RATE, { lane: 'background' });
         const key = `recordings/${row.workspace_id}/${row.id}.mp3`;
         await providers.blobs.put(key, mp3, 'audio/mpeg');
         recording = { key, bytes: mp3.length };

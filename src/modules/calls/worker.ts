@@ -5,9 +5,15 @@ import type { createCallOwnership } from './ownership.ts';
 import type { CallRunner } from './runner.ts';
 
 // The dialer, a job on the platform's job runner: claims queued calls within each workspace's
-// limit and runs each to its end in this process (up to CALL_WORKER_CAPACITY at once). Its sweep
-// renews the leases of the calls it runs and ends calls whose owner died. Woken by a nudge when a
-// call is queued or a slot frees, else polls.
+// limit and runs each to its end in this process. Its sweep renews the leases of the calls it runs
+// and ends calls whose owner died. Woken by a nudge when a call is queued or a slot frees, else polls.
+//
+// CALLS_PER_PROCESS caps the live calls of this process: a claim takes at most what is left of it
+// after the runner's live calls (inbound calls and voice sessions included) and the calls already
+// claimed but not yet handed to the runner; the rest stay queued for another worker or a free
+// slot. Inbound calls and voice sessions count but are never refused for it: they arrive over this
+// process's own media connection and cannot run elsewhere (as with the workspace limit, they are
+// answered; see docs/decisions.md).
 
 export interface CallWorkerDeps {
   platform: Platform;
@@ -22,13 +28,34 @@ export function createCallWorker(deps: CallWorkerDeps) {
   const renewEvery = config.calls.leaseMs / 3;
   let lastRenewal = 0;
 
-  const claim = (limit: number) =>
-    claimQueuedCalls(platform.db, platform.clock, {
-      holder: runner.holder,
-      limit: Math.min(limit, config.calls.workerCapacity - runner.size),
-      leaseMs: config.calls.leaseMs,
-      defaultMaxConcurrent: config.calls.maxConcurrent,
-    });
+  // Slots of claims in flight and of claimed calls not yet registered with the runner, so that two
+  // claims at once (the loop and runDueOnce) never take more than CALLS_PER_PROCESS together.
+  let reserved = 0;
+
+  async function claim(limit: number): Promise<CallRow[]> {
+    const room = Math.min(limit, config.calls.perProcess - runner.size - reserved);
+    if (room <= 0) return [];
+    reserved += room;
+    let rows: CallRow[] = [];
+    try {
+      rows = await claimQueuedCalls(platform.db, platform.clock, {
+        holder: runner.holder,
+        limit: room,
+        leaseMs: config.calls.leaseMs,
+        defaultMaxConcurrent: config.calls.maxConcurrent,
+      });
+      return rows;
+    } finally {
+      // A claimed row keeps its slot until start() hands it to the runner.
+      reserved -= room - rows.length;
+    }
+  }
+
+  /** Hands a claimed call to the runner, which registers it at once (runner.size grows as `reserved` shrinks). */
+  function start(row: CallRow): Promise<void> {
+    reserved--;
+    return runner.runOutbound(row);
+  }
 
   const jobs = createJobRunner<CallRow>({
     database: platform.database,
@@ -38,7 +65,7 @@ export function createCallWorker(deps: CallWorkerDeps) {
       name: 'calls',
       claim,
       // A call runs to its end; a slot freeing may let a queued call of its workspace start.
-      run: (row) => runner.runOutbound(row).finally(() => jobs.nudge()),
+      run: (row) => start(row).finally(() => jobs.nudge()),
       // Leases every third of their length; lost calls every sixth.
       async sweep() {
         const now = Date.now();
@@ -49,7 +76,7 @@ export function createCallWorker(deps: CallWorkerDeps) {
         await ownership.endLost();
       },
       sweepIntervalMs: renewEvery / 2,
-      concurrency: config.calls.workerCapacity,
+      concurrency: config.calls.perProcess,
       pollIntervalMs: deps.pollIntervalMs ?? 1000,
       // Shutdown does not wait for calls to finish: their leases lapse and another worker ends them.
       stopTimeoutMs: 1000,
@@ -60,8 +87,8 @@ export function createCallWorker(deps: CallWorkerDeps) {
   return {
     /** Starts the calls that may start now, without waiting for them to end; answers how many. */
     async runDueOnce(): Promise<number> {
-      const rows = await claim(config.calls.workerCapacity);
-      for (const row of rows) void runner.runOutbound(row);
+      const rows = await claim(config.calls.perProcess);
+      for (const row of rows) void start(row);
       return rows.length;
     },
     /** Renewal and the lost-call sweep, once (tests; the loop runs them on its own). */

@@ -1,6 +1,6 @@
 import { type CpuPool, cpuTask } from '../../platform/cpu-pool.ts';
 import type { EspeakSpeech } from './espeak.ts';
-import type { SynthesizedAudio, TtsProvider, VoiceInfo } from './port.ts';
+import type { SynthesizedAudio, SynthesizeOptions, TtsProvider, VoiceInfo } from './port.ts';
 import type * as worker from './worker.ts';
 
 // The built-in, offline text-to-speech engine: a small formant synthesiser. Letters become rough
@@ -342,19 +342,21 @@ export interface BuiltinTtsOptions {
 /**
  * The built-in engine. With `cpu` (the app's pool) formant synthesis runs in a worker thread: a
  * 300-letter text is about half a second of CPU, which on the event loop would stall every other
- * request. espeak-ng runs in its own process, so it needs no pool.
+ * request. A live call's speech (runtime-speech.ts) asks for the `live` lane, so a busy pool makes
+ * it wait rather than refuse it; a voice preview keeps the default `request` lane. espeak-ng runs
+ * in its own process, so it needs no pool.
  */
 export function createBuiltinTts(options: BuiltinTtsOptions = {}): BuiltinTts {
   const byId = new Map(BUILTIN_VOICES.map((v) => [v.id, v]));
   const { espeak } = options;
   const engine = async (): Promise<BuiltinEngine> => (espeak && (await espeak.detect()) ? 'espeak-ng' : 'formant');
-  const formant = async (text: string, found: BuiltinVoice) =>
-    options.cpu ? await options.cpu.run(synthesizeTask, { text, voiceId: found.id }) : synthesizeWith(text, found.params);
+  const formant = async (text: string, found: BuiltinVoice, lane: SynthesizeOptions['lane']) =>
+    options.cpu ? await options.cpu.run(synthesizeTask, { text, voiceId: found.id }, { lane }) : synthesizeWith(text, found.params);
   return {
     name: 'builtin',
     engine,
     voices: () => BUILTIN_VOICES.map(({ params: _params, ...info }) => info),
-    async synthesize(text: string, voiceId: string): Promise<SynthesizedAudio> {
+    async synthesize(text: string, voiceId: string, synthesizeOptions: SynthesizeOptions = {}): Promise<SynthesizedAudio> {
       const found = byId.get(voiceId);
       if (!found) throw new Error(`builtin TTS has no voice ${voiceId}`);
       if (espeak && (await engine()) === 'espeak-ng') {
@@ -365,7 +367,7 @@ export function createBuiltinTts(options: BuiltinTtsOptions = {}): BuiltinTts {
           options.onEspeakError?.(error as Error);
         }
       }
-      return { pcm: await formant(text, found), sampleRate: BUILTIN_SAMPLE_RATE };
+      return { pcm: await formant(text, found, synthesizeOptions.lane), sampleRate: BUILTIN_SAMPLE_RATE };
     },
   };
 }

@@ -1,4 +1,4 @@
-import { type CpuPool, cpuTask } from '../../platform/cpu-pool.ts';
+import { type CpuRunner, type CpuRunOptions, cpuTask } from '../../platform/cpu-pool.ts';
 import { infoFrame } from './mp3-info-tag.ts';
 import type * as worker from './worker.ts';
 
@@ -29,8 +29,12 @@ export async function encodeMp3(pcm: Int16Array, sampleRate: number, kbps = samp
 
 const encodeTask = cpuTask<typeof worker.encodeMp3Audio>(new URL('./worker.ts', import.meta.url), 'encodeMp3Audio');
 
-/** encodeMp3 in a worker thread of `cpu`: lamejs takes about a second for a minute of speech. */
-export async function encodeMp3InPool(cpu: CpuPool, pcm: Int16Array, sampleRate: number): Promise<Buffer> {
-  const bytes = await cpu.run(encodeTask, { pcm, sampleRate });
+/**
+ * encodeMp3 in a worker thread of `cpu`: lamejs takes about a second for a minute of speech. A
+ * voice preview encodes in the default `request` lane (503 when the pool is busy); a call's
+ * recording passes `{ lane: 'background' }` (waits its turn on the low-priority thread).
+ */
+export async function encodeMp3InPool(cpu: CpuRunner, pcm: Int16Array, sampleRate: number, options: CpuRunOptions = {}): Promise<Buffer> {
+  const bytes = await cpu.run(encodeTask, { pcm, sampleRate }, options);
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

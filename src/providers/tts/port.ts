@@ -23,11 +23,19 @@ export interface SynthesizedAudio {
   sampleRate: number;
 }
 
+export interface SynthesizeOptions {
+  /**
+   * Whose speech this is, for an engine that computes it in the app's CPU pool: `live` (a live
+   * call's: waits for a busy pool) or `request` (the default, an HTTP request's: 503 when busy).
+   */
+  lane?: 'request' | 'live';
+}
+
 export interface TtsProvider {
   readonly name: string;
   voices(): VoiceInfo[];
   /** Speaks `text` with one of this provider's voices; throws for a voice it does not have. */
-  synthesize(text: string, voiceId: string): Promise<SynthesizedAudio>;
+  synthesize(text: string, voiceId: string, options?: SynthesizeOptions): Promise<SynthesizedAudio>;
   /**
    * Speaks `text` as audio chunks while the provider produces it, so playback starts before the
    * whole text is synthesised (an HTTP API streaming its response). Optional: a provider without it

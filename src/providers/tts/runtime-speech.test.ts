@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { AppError } from '../../platform/errors.ts';
+import { createCpuPool, cpuTask } from '../../platform/cpu-pool.ts';
+import type * as poolTasks from '../../platform/cpu-pool.test-tasks.ts';
+import { holdersStarted, newGate, openGate } from '../../platform/cpu-pool.test-tasks.ts';
 import { SAMPLE_RATE } from '../../runtime/audio/frames.ts';
 import { createBuiltinTts } from './builtin.ts';
 import { FAKE_SPEECH_SAMPLES_PER_CHAR, startFakeSpeechServer } from './fake-server.ts';
@@ -111,5 +115,27 @@ describe('runtime speech over a streaming provider', async () => {
     for await (const pcm of speech.synthesize('Hello.', 'builtin-ava')) chunks.push(pcm);
     assert.equal(chunks.length, 1);
     assert.deepEqual(chunks[0], (await createBuiltinTts().synthesize('Hello.', 'builtin-ava')).pcm);
+  });
+});
+
+describe('runtime speech through a busy CPU pool', () => {
+  it("waits for a full pool (a live call's lane) where a request's synthesis is refused", async (ctx) => {
+    const cpu = createCpuPool({ threads: 1, queue: 0 });
+    ctx.after(() => cpu.close());
+    const builtin = createBuiltinTts({ cpu });
+    const speech = createRuntimeSpeech(createTtsRegistry([builtin]));
+    const gate = newGate();
+    const holder = cpu.run(cpuTask<typeof poolTasks.hold>(new URL('../../platform/cpu-pool.test-tasks.ts', import.meta.url), 'hold'), { gate });
+    while (holdersStarted(gate) < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    await assert.rejects(builtin.synthesize('Busy?', 'builtin-ava'), (error: unknown) => error instanceof AppError && error.code === 'service_unavailable');
+    const chunks: Int16Array[] = [];
+    const spoken = (async () => {
+      for await (const pcm of speech.synthesize('Still here.', 'builtin-ava')) chunks.push(pcm);
+    })();
+    assert.equal(cpu.pending, 2, 'the live synthesis waits for the thread');
+    openGate(gate);
+    await Promise.all([holder, spoken]);
+    assert.equal(chunks.length, 1);
+    assert.deepEqual(chunks[0], (await createBuiltinTts().synthesize('Still here.', 'builtin-ava')).pcm);
   });
 });

@@ -80,7 +80,8 @@ async function* liveSpeech(registry: TtsRegistry, text: string, voice: string, s
   if (!provider) throw new Error(`no TTS provider has voice ${voice}`);
   const voiceId = known ? voice : DEFAULT_VOICE_ID;
   if (!provider.stream) {
-    const audio = await provider.synthesize(text, voiceId);
+    // A live call's speech: it waits for a busy CPU pool rather than being refused.
+    const audio = await provider.synthesize(text, voiceId, { lane: 'live' });
     yield await resamplePcm16(audio.pcm, audio.sampleRate, SAMPLE_RATE);
     return;
   }
