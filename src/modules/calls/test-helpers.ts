@@ -65,8 +65,20 @@ export async function waitForPostCall(t: TestApp, user: TestUser, callId: string
   }
 }
 
-/** The recording of an ended call is stored (or failed): the post-call job run to its end. */
-export const waitForRecording = waitForPostCall;
+/** The call's MP3 once it is stored: runs the post-call job until then (409 recording_not_ready while it is being made). */
+export async function waitForRecording(t: TestApp, user: TestUser, callId: string, timeoutMs = 120_000): Promise<Buffer> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await t.calls.postCall.runDueOnce();
+    const res = await t.request({ method: 'GET', url: `/v1/calls/${callId}/recording.mp3`, ...as(user) });
+    if (res.statusCode !== 409) {
+      assert.equal(res.statusCode, 200, res.body);
+      return res.rawPayload;
+    }
+    if (Date.now() > deadline) assert.fail(`the recording of ${callId} is still not ready after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 /** Runs the dialer until the call has ended and its post-call work (recording, analysis, call.ended) is done; answers the call. */
 export async function waitForEnd(t: TestApp, user: TestUser, callId: string, timeoutMs = 60_000) {
