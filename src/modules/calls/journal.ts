@@ -5,7 +5,7 @@ import type { Database, Executor } from '../../platform/db/schema.ts';
 import type { AgentDestination, EventEmitter } from '../../platform/outbox/emit.ts';
 import type { SessionOutcome, TranscriptEntry } from '../../runtime/outcome.ts';
 import { createWalletRepo } from '../wallet/repo.ts';
-import { claimPostCalls, type PostCallFence, retryPostCall, updateFenced } from './post-call-sql.ts';
+import { claimPostCalls, type PostCallFence, renewPostCall, retryPostCall, updateFenced } from './post-call-sql.ts';
 import type { CallRow } from './repo.ts';
 import { type CallLinks, endEventsOf } from './end-events.ts';
 import type { CallDirection, CallSimulation, CallsTable, CallStatus, EndReason } from './tables.ts';
@@ -296,6 +296,11 @@ export function createCallJournal(deps: JournalDeps) {
     /** Calls whose post-call work is due, leased to `holder` (the attempt counted). */
     claimPostCalls(input: { holder: string; leaseMs: number; limit: number }): Promise<CallRow[]> {
       return claimPostCalls(deps.database, { ...input, now: clock.now() });
+    },
+
+    /** Extends a running post-call attempt's lease; false when it was lost. */
+    renewPostCall(fence: PostCallFence, leaseMs: number): Promise<boolean> {
+      return renewPostCall(deps.database, fence, { now: clock.now(), leaseMs });
     },
 
     /** The MP3 is stored: recording ready. False when this attempt lost its lease. */

@@ -51,6 +51,12 @@ export async function updateFenced(executor: Executor, fence: PostCallFence, set
   return Number(updated.numUpdatedRows) === 1;
 }
 
+/** Extends a running attempt's lease (a live worker keeps it however long the MP3 takes; a dead one stops renewing). */
+export function renewPostCall(database: DatabaseHandle, fence: PostCallFence, input: { now: Date; leaseMs: number }) {
+  const until = new Date(input.now.getTime() + input.leaseMs);
+  return workerStatement(database, (executor) => updateFenced(executor, fence, { post_call_lease_expires_at: until, post_call_due_at: until }, input.now));
+}
+
 /** A step failed and will be tried again at `dueAt` (`attempts`: the count to keep, one less when the attempt is not counted). */
 export function retryPostCall(database: DatabaseHandle, fence: PostCallFence, input: { now: Date; dueAt: Date; attempts: number; recordingError?: string; analysisError?: string }) {
   const set: Record<string, unknown> = { post_call_due_at: input.dueAt, post_call_attempts: input.attempts, post_call_lease_holder: null, post_call_lease_expires_at: null };

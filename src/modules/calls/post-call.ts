@@ -26,8 +26,8 @@ import type { TranscriptEntry } from './tables.ts';
 //     emitted once by the journal (fenced by the lease and ended_event_at).
 // A failed step is tried again on the retry schedule (POST_CALL_RETRY_SCHEDULE) and `failed`
 // after the last attempt; a CPU pool too busy to take the MP3 does not use up an attempt (the
-// job waits for it). A worker that dies mid-attempt leaves its lease to expire: any worker then
-// claims the call again. Woken after a finish commits (in process, and NOTIFY on PostgreSQL).
+// job waits for it). A running attempt renews its lease; a worker that dies mid-attempt leaves it
+// to expire: any worker then claims the call again. Woken after a finish commits (in process, and NOTIFY on PostgreSQL).
 
 /** A CPU pool too busy to take the task: the attempt waits this long and is not counted. */
 const BUSY_RETRY_MS = 1000;
@@ -105,9 +105,24 @@ export function createPostCallJob(deps: PostCallDeps) {
     }
   }
 
-  /** One attempt at a claimed call: the steps still pending, then (once settled) the last events. */
+  /** One attempt at a claimed call, its lease renewed every third of it while it runs. */
   async function run(row: CallRow): Promise<void> {
     const fence: PostCallFence = { id: row.id, holder, attempt: row.post_call_attempts };
+    const renewal = setInterval(() => {
+      journal.renewPostCall(fence, deps.leaseMs).then(
+        (kept) => kept || logger.warn({ callId: row.id, attempt: fence.attempt }, 'post-call: the lease was lost while running'),
+        (err) => logger.warn({ err, callId: row.id }, 'post-call: the lease could not be renewed'),
+      );
+    }, deps.leaseMs / 3);
+    try {
+      await attempt(row, fence);
+    } finally {
+      clearInterval(renewal);
+    }
+  }
+
+  /** The steps still pending, then (once settled) the last events. */
+  async function attempt(row: CallRow, fence: PostCallFence): Promise<void> {
     const agent = await loadCallAgent(deps.database.db, row.workspace_id, row.agent_id);
     const exhausted = row.post_call_attempts > maxAttempts;
     const lost = exhausted ? { message: 'the worker was lost during the last attempt', busy: false, permanent: true } : null;
