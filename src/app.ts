@@ -175,6 +175,7 @@ export async function buildApp(
     await schedules.worker.stop();
     await campaigns.dialer.stop();
     await calls.worker.stop();
+    await calls.postCall.stop();
     await payments.worker.stop();
     await voice.worker.stop();
     await voice.service.close();

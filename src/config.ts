@@ -190,6 +190,12 @@ export function loadConfig(env: Env = process.env) {
       perProcess: int(env, read(env, 'CALLS_PER_PROCESS') === undefined && read(env, 'CALL_WORKER_CAPACITY') !== undefined ? 'CALL_WORKER_CAPACITY' : 'CALLS_PER_PROCESS', 100, 1, 10_000),
       /** A live call's lease; renewed every third of it. A call whose process died ends when it runs out. */
       leaseMs: int(env, 'CALL_LEASE_SECONDS', 30, 1, 600) * 1000,
+      /** After the call (recording, analysis, call.ended): attempt offsets from the first; the last one failing marks the step failed. */
+      postCallSchedule: schedule(env, 'POST_CALL_RETRY_SCHEDULE', '0,10s,1m,5m,30m'),
+      /** A post-call attempt's lease: past it (its worker died) any worker claims the call again. */
+      postCallLeaseMs: int(env, 'POST_CALL_LEASE_SECONDS', 120, 1, 3600) * 1000,
+      /** Post-call jobs this process runs at once. */
+      postCallConcurrency: int(env, 'POST_CALL_CONCURRENCY', 4, 1, 256),
     },
     /** Where recordings go: DATA_DIR/blobs, or the database (several instances). */
     blobStore: oneOf(env, 'BLOB_STORE', ['fs', 'postgres'] as const, 'fs'),

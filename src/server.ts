@@ -57,6 +57,7 @@ async function main() {
     await schedules.worker.stop();
     await campaigns.dialer.stop();
     await calls.worker.stop();
+    await calls.postCall.stop();
     await payments.worker.stop();
     await voice.worker.stop();
     await app.close();
@@ -72,6 +73,8 @@ async function main() {
   housekeeping?.start();
   // The dialer: queued calls (and calls whose process died) are picked up by ROLE=all|worker.
   if (config.role !== 'api') await calls.worker.start();
+  // After the call: recordings, extraction, call.ended (calls ended anywhere, or left by a dead worker).
+  if (config.role !== 'api') await calls.postCall.start();
   // The campaign dialer: queues due contacts' calls for the dialer above.
   if (config.role !== 'api') await campaigns.dialer.start();
   // Auto-recharge charges wallets that crossed below their threshold.

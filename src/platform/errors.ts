@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   request_timeout: 408,
   conflict: 409,
   invalid_state: 409,
+  recording_not_ready: 409,
   payload_too_large: 413,
   range_not_satisfiable: 416,
   uri_too_long: 414,

@@ -230,6 +230,8 @@ describe('two API and two worker processes on one PostgreSQL and one Redis', { t
   });
 
   it('serves a recording from either API instance (BLOB_STORE=postgres)', async () => {
+    // Made by a worker's post-call job just after the call: 409 recording_not_ready until then.
+    await until('the recording', async () => ((await request(apiPorts[0], 'GET', `/v1/calls/${callIds[0]}`, callsUser.token)).body.recording_status === 'ready' ? true : undefined), 60_000);
     const [first, second] = await Promise.all(apiPorts.map((port) => request(port, 'GET', `/v1/calls/${callIds[0]}/recording.mp3`, callsUser.token)));
     assert.equal(first.status, 200);
     assert.equal(second.status, 200);

@@ -1,14 +1,24 @@
 import { type Selectable, sql } from 'kysely';
 import type { Clock } from '../../platform/clock.ts';
+import type { DatabaseHandle } from '../../platform/db/database.ts';
 import type { Database, Executor } from '../../platform/db/schema.ts';
 import type { AgentDestination, EventEmitter } from '../../platform/outbox/emit.ts';
 import type { SessionOutcome, TranscriptEntry } from '../../runtime/outcome.ts';
 import { createWalletRepo } from '../wallet/repo.ts';
+import { claimPostCalls, type PostCallFence, renewPostCall, retryPostCall, updateFenced } from './post-call-sql.ts';
+import type { CallRow } from './repo.ts';
+import { type CallLinks, endEventsOf } from './end-events.ts';
 import type { CallDirection, CallSimulation, CallsTable, CallStatus, EndReason } from './tables.ts';
 
 // The CallJournal: the only writer of `calls` and `call_status_events`. Every state change is one
 // short transaction that checks the transition is legal (a terminal state never changes), appends
 // the state history and emits the call's events (transactional outbox). No network I/O inside.
+// The end of a call is two steps (DESIGN part 9): `finish` makes the status terminal (billing, the
+// slot freed) and queues the post-call job on the row; the job's writes (recording, analysis)
+// come back here, and `endPostCall` emits call.ended and the outcome event, once.
+
+/** The NOTIFY channel of the post-call job (PostgreSQL: every instance's worker wakes). */
+export const POST_CALL_CHANNEL = 'vap_post_call';
 
 /** Legal transitions: to → the states it may come from. */
 const FROM: Record<CallStatus, CallStatus[]> = {
@@ -24,23 +34,14 @@ const FROM: Record<CallStatus, CallStatus[]> = {
   canceled: ['queued', 'ringing'],
 };
 
-/** Listing-B event of a terminal state (canceled calls get none). */
-const OUTCOME_EVENT: Partial<Record<CallStatus, string>> = {
-  completed: 'call.completed',
-  voicemail: 'call.completed',
-  transferred: 'call.transferred',
-  busy: 'call.failed',
-  no_answer: 'call.failed',
-  failed: 'call.failed',
-};
-
-export interface CallLinks {
-  recordingUrl(callId: string): string;
-  transcriptUrl(callId: string): string;
-}
+export type { CallLinks };
 
 export interface JournalDeps {
   db: Database;
+  /** The handle behind `db` (the post-call job's worker statements). */
+  database: DatabaseHandle;
+  /** Wakes this process's post-call job after a finish commits. */
+  nudgePostCall?: () => void;
   clock: Clock;
   events: EventEmitter;
   links: CallLinks;
@@ -82,7 +83,10 @@ export interface FinishInput {
   extracted?: Record<string, unknown>;
   transferredTo?: string | null;
   error?: { code: string; message: string } | null;
-  recording?: { key: string; bytes: number } | null;
+  /** Samples of the raw tracks written to the BlobStore (the post-call job makes the MP3); 0 or absent: no recording. */
+  recordingSamples?: number;
+  /** The raw tracks could not be written: the recording failed. */
+  recordingError?: string | null;
   /** Only while this holder owns the call (null: whoever owns it, e.g. a queued call). */
   holder?: string | null;
   /** Only while the call's lease expired before this time (ending a call whose process died). */
@@ -128,6 +132,11 @@ export function createCallJournal(deps: JournalDeps) {
 
   function emitAlone(call: CallRef, agent: AgentDestination | null, type: string, data: Record<string, unknown>) {
     return events.emitAlone(db, { workspaceId: call.workspace_id, type, data, callId: call.id, agentId: call.agent_id, agent });
+  }
+
+  /** call.ended and the listing-B outcome of an ended call, from its row (recording, extraction and all). */
+  async function emitEndEvents(tx: Executor, row: CallRow, agent: AgentDestination | null) {
+    for (const event of endEventsOf(row, deps.links)) await emit(tx, row, agent, event.type, event.data);
   }
 
   /** Moves the call to `status` if the transition is legal (and the holder still owns it); false otherwise. */
@@ -230,15 +239,17 @@ export function createCallJournal(deps: JournalDeps) {
     },
 
     /**
-     * The terminal state, in one transaction: the row, its history, the `call` ledger row and the
-     * call's last events (`call.ended`, then the listing-B outcome). False when the call had already
-     * ended (or this holder lost it): nothing is written twice.
+     * The terminal state, in one transaction: the row, its history, the `call` ledger row, and the
+     * post-call job queued on the row (recording, analysis, then call.ended and the outcome event,
+     * see endPostCall). False when the call had already ended (or this holder lost it): nothing is
+     * written twice.
      */
     async finish(call: CallRef, agent: AgentDestination | null, input: FinishInput): Promise<boolean> {
       const rate = call.direction === 'web' ? deps.rates.webVoicePerMinMicros : deps.rates.callPerMinMicros;
       const { billedSeconds, costMicros } = callCost(input.durationMs, rate);
       const answered = input.durationMs > 0 || input.transcript !== undefined;
-      return db.transaction().execute(async (tx) => {
+      const samples = input.recordingSamples ?? 0;
+      const done = await db.transaction().execute(async (tx) => {
         const now = clock.now();
         const set: Record<string, unknown> = {
           end_reason: input.endReason,
@@ -251,14 +262,15 @@ export function createCallJournal(deps: JournalDeps) {
           control: null,
           transferred_to: input.transferredTo ?? null,
           error: input.error ? JSON.stringify(input.error) : null,
+          recording_status: samples > 0 ? 'pending' : input.recordingError ? 'failed' : null,
+          recording_samples: samples > 0 ? samples : null,
+          recording_error: samples > 0 ? null : (input.recordingError ?? null),
+          analysis_status: input.transcript !== undefined ? 'pending' : null,
+          post_call_due_at: now,
+          post_call_attempts: 0,
         };
         if (input.transcript) set.transcript = JSON.stringify(input.transcript);
         if (input.latency !== undefined) set.latency = input.latency ? JSON.stringify(input.latency) : null;
-        if (input.extracted) set.extracted = JSON.stringify(input.extracted);
-        if (input.recording) {
-          set.recording_key = input.recording.key;
-          set.recording_bytes = input.recording.bytes;
-        }
         if (!(await move(tx, call, input.status, set, input.holder, input.leaseExpiredBefore, input.onlyFrom))) return false;
         if (input.emitError && input.error) await emit(tx, call, agent, 'call.error', input.error);
         for (const hook of finishHooks) {
@@ -274,26 +286,53 @@ export function createCallJournal(deps: JournalDeps) {
             now,
           });
         }
-        const recordingUrl = input.recording ? deps.links.recordingUrl(call.id) : null;
-        await emit(tx, call, agent, 'call.ended', {
-          duration_ms: answered ? input.durationMs : 0,
-          status: input.status,
-          end_reason: input.endReason,
-          transcript_url: deps.links.transcriptUrl(call.id),
-          recording_url: recordingUrl,
-          cost_usd: costMicros / 1e6,
-          latency: input.latency ?? null,
-        });
-        const outcome = OUTCOME_EVENT[input.status];
-        const base = { call_id: call.id, agent_id: call.agent_id, from: call.from_number, to: call.to_number };
-        if (outcome === 'call.completed') {
-          const text = (input.transcript ?? []).map((e) => `${e.role}: ${e.text}`).join('\n');
-          await emit(tx, call, agent, outcome, { ...base, duration_seconds: billedSeconds, transcript: text, extracted: input.extracted ?? {} });
-        } else if (outcome === 'call.transferred') {
-          await emit(tx, call, agent, outcome, { ...base, transferred_to: input.transferredTo ?? null, reason: input.endReason });
-        } else if (outcome === 'call.failed') {
-          await emit(tx, call, agent, outcome, { ...base, status: input.status, end_reason: input.endReason });
-        }
+        if (deps.database.kind === 'postgres') await sql`select pg_notify(${POST_CALL_CHANNEL}, '')`.execute(tx);
+        return true;
+      });
+      if (done) deps.nudgePostCall?.();
+      return done;
+    },
+
+    /** Calls whose post-call work is due, leased to `holder` (the attempt counted). */
+    claimPostCalls(input: { holder: string; leaseMs: number; limit: number }): Promise<CallRow[]> {
+      return claimPostCalls(deps.database, { ...input, now: clock.now() });
+    },
+
+    /** Extends a running post-call attempt's lease; false when it was lost. */
+    renewPostCall(fence: PostCallFence, leaseMs: number): Promise<boolean> {
+      return renewPostCall(deps.database, fence, { now: clock.now(), leaseMs });
+    },
+
+    /** The MP3 is stored: recording ready. False when this attempt lost its lease. */
+    recordingStored(fence: PostCallFence, recording: { key: string; bytes: number }): Promise<boolean> {
+      const set = { recording_status: 'ready', recording_key: recording.key, recording_bytes: recording.bytes, recording_error: null };
+      return updateFenced(db, fence, set, clock.now());
+    },
+
+    /** Extraction done: analysis ready with what it extracted. */
+    analysisDone(fence: PostCallFence, extracted: Record<string, unknown>): Promise<boolean> {
+      return updateFenced(db, fence, { analysis_status: 'ready', extracted: JSON.stringify(extracted), analysis_error: null }, clock.now());
+    },
+
+    /** A step failed; the job tries again at `dueAt`. */
+    retryPostCall(fence: PostCallFence, input: { dueAt: Date; attempts: number; recordingError?: string; analysisError?: string }): Promise<boolean> {
+      return retryPostCall(deps.database, fence, { ...input, now: clock.now() });
+    },
+
+    /**
+     * The post-call work has settled: the steps still failing are `failed` (retries exhausted),
+     * and call.ended and the listing-B outcome are emitted, in one transaction, once: fenced by
+     * the lease and by ended_event_at.
+     */
+    async endPostCall(fence: PostCallFence, agent: AgentDestination | null, failures: { recording?: string; analysis?: string } = {}): Promise<boolean> {
+      return db.transaction().execute(async (tx) => {
+        const now = clock.now();
+        const set: Record<string, unknown> = { ended_event_at: now, post_call_due_at: null, post_call_lease_holder: null, post_call_lease_expires_at: null };
+        if (failures.recording) Object.assign(set, { recording_status: 'failed', recording_error: failures.recording.slice(0, 500) });
+        if (failures.analysis) Object.assign(set, { analysis_status: 'failed', analysis_error: failures.analysis.slice(0, 500) });
+        if (!(await updateFenced(tx, fence, set, now))) return false;
+        const row = await tx.selectFrom('calls').selectAll().where('id', '=', fence.id).executeTakeFirstOrThrow();
+        await emitEndEvents(tx, row, agent);
         return true;
       });
     },

@@ -4,7 +4,9 @@ import { knowledgeOf } from '../knowledge-base/knowledge.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { usdToMicros } from '../../platform/money.ts';
 import { createFunctionCaller } from '../agents/functions.ts';
+import { createWakeSignal } from '../../platform/outbox/emitter.ts';
 import { createCallJournal } from './journal.ts';
+import { createPostCallJob } from './post-call.ts';
 import { createCallOwnership } from './ownership.ts';
 import { createCallRunner } from './runner.ts';
 import { createCallsService } from './service.ts';
@@ -14,8 +16,8 @@ import { createLinkSigner } from './signed-links.ts';
 
 
 // The calls module assembled once per app: the journal (only writer of call rows), the runner of
-// this process's live calls, the service behind the routes, and the dialer worker that the server
-// starts (ROLE=all|worker).
+// this process's live calls, the service behind the routes, and the two jobs the server starts
+// (ROLE=all|worker): the dialer and the post-call job (recording, analysis, call.ended).
 
 export function createCallsModule(platform: Platform, options: { linkSecret: string }) {
   const { db, clock, config, providers } = platform;
@@ -26,8 +28,11 @@ export function createCallsModule(platform: Platform, options: { linkSecret: str
   };
   const repo = createCallsRepo(db);
   const rates = { callPerMinMicros: usdToMicros(config.pricing.callPerMinUsd), webVoicePerMinMicros: usdToMicros(config.pricing.webVoicePerMinUsd) };
-  const journal = createCallJournal({ db, clock, events: platform.events, links, rates });
+  // The post-call job is woken in process after a finish commits (and by NOTIFY on PostgreSQL).
+  const postCallWake = createWakeSignal();
+  const journal = createCallJournal({ db, database: platform.database, nudgePostCall: () => postCallWake.nudge(), clock, events: platform.events, links, rates });
   const knowledge = knowledgeOf(platform).search;
+  const functions = createFunctionCaller({ outbound: platform.outbound, clock });
   const runner = createCallRunner({
     db,
     journal,
@@ -35,13 +40,27 @@ export function createCallsModule(platform: Platform, options: { linkSecret: str
     cpu: platform.cpu,
     logger: platform.logger,
     knowledge,
-    functions: createFunctionCaller({ outbound: platform.outbound, clock }),
+    functions,
     holder: `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
     rates,
     earlyTranscriptMs: config.stt.earlyTranscriptMs,
   });
   const ownership = createCallOwnership({ db, clock, journal, runner, logger: platform.logger, leaseMs: config.calls.leaseMs, sandboxSpeed: config.sandboxSpeed });
   const worker = createCallWorker({ platform, runner, ownership });
+  const postCall = createPostCallJob({
+    database: platform.database,
+    clock,
+    logger: platform.logger,
+    journal,
+    providers,
+    cpu: platform.cpu,
+    knowledge,
+    functions,
+    schedule: config.calls.postCallSchedule,
+    leaseMs: config.calls.postCallLeaseMs,
+    concurrency: config.calls.postCallConcurrency,
+    wake: postCallWake,
+  });
   const service = createCallsService({
     db,
     clock,
@@ -57,7 +76,7 @@ export function createCallsModule(platform: Platform, options: { linkSecret: str
     if (call.recording_key) await providers.blobs.delete(call.recording_key);
     await repo.clearContent(workspaceId, call.id, clock.now());
   }
-  return { journal, runner, ownership, worker, service, repo, links: signer, blobs: providers.blobs, removeContent };
+  return { journal, runner, ownership, worker, postCall, service, repo, links: signer, blobs: providers.blobs, removeContent };
 }
 
 export type CallsModule = ReturnType<typeof createCallsModule>;

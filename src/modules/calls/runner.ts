@@ -6,8 +6,7 @@ import type { CpuPool } from '../../platform/cpu-pool.ts';
 import type { Database } from '../../platform/db/schema.ts';
 import type { AgentDestination } from '../../platform/outbox/emit.ts';
 import type { Providers } from '../../providers/index.ts';
-import { encodeMp3InPool } from '../../providers/tts/mp3.ts';
-import { FRAME_MS, SAMPLE_RATE } from '../../runtime/audio/frames.ts';
+import { FRAME_MS } from '../../runtime/audio/frames.ts';
 import { createCallRecorder } from '../../runtime/audio/recorder.ts';
 import { createVoiceActivityDetector } from '../../runtime/audio/vad.ts';
 import { type CallSession, createCallSession } from '../../runtime/call-session.ts';
@@ -16,11 +15,13 @@ import type { CallMedia, DialOutcome } from '../../runtime/ports.ts';
 import { loadCallAgent, type RunnableAgent } from '../agents/call-agent.ts';
 import type { CallRow } from './dialer-sql.ts';
 import type { CallJournal, CallRef } from './journal.ts';
+import { createRawTrackWriter } from './raw-tracks.ts';
 
 // Runs one call in this process, from its claim to its terminal state: dial (or take the inbound
-// media), answer, the call session, then extraction and the recording off the event loop, and
-// the journal's final transaction. Keeps the registry of this process's live calls, through which
-// the API hangs up and transfers them.
+// media), answer, the call session (its raw tracks written to the BlobStore as it goes), and the
+// journal's final transaction; the MP3 and the extraction follow in the post-call job
+// (post-call.ts). Keeps the registry of this process's live calls, through which the API hangs
+// up and transfers them.
 
 export interface RunnerDeps {
   db: Database;
@@ -98,7 +99,9 @@ export function createCallRunner(deps: RunnerDeps) {
       latency: media.latency,
     });
     entry.session = session;
+    const raw = createRawTrackWriter({ blobs: providers.blobs, recorder, workspaceId: row.workspace_id, callId: row.id, logger });
     const ended = session.run();
+    void ended.then(raw.stop, raw.stop);
     // A hang-up asked for while the call was being connected takes effect now.
     if (entry.dial.signal.aborted) session.end('api_hangup');
     // Billing is per started second: end one frame before the last affordable second is done.
@@ -111,34 +114,27 @@ export function createCallRunner(deps: RunnerDeps) {
     if (outcome.endReason === 'insufficient_balance') outcome.durationMs = Math.min(outcome.durationMs, affordableSeconds * 1000);
     vad.close();
     await flushed();
-    const turns = outcome.transcript.map((e) => ({ role: e.role, text: e.text }));
-    const extracted = await engine.extract(agent, turns).catch((err) => {
-      logger.warn({ err, callId: row.id }, 'extraction failed');
-      return {};
-    });
-    let recording: { key: string; bytes: number } | null = null;
-    const pcm = recorder.pcm();
-    recorder.release();
-    if (pcm.length > 0) {
-      try {
-        const mp3 = await encodeMp3InPool(deps.cpu, pcm, SAMPLE_RATE, { lane: 'background' });
-        const key = `recordings/${row.workspace_id}/${row.id}.mp3`;
-        await providers.blobs.put(key, mp3, 'audio/mpeg');
-        recording = { key, bytes: mp3.length };
-      } catch (err) {
-        logger.error({ err, callId: row.id }, 'recording could not be stored');
-      }
+    // The raw tracks' last blocks are stored before the status is terminal: a crash after the
+    // finish loses no audio; the post-call job makes the MP3 (and the extraction) from here on.
+    let recordingSamples = 0;
+    let recordingError: string | null = null;
+    try {
+      recordingSamples = await raw.finish();
+    } catch (err) {
+      logger.error({ err, callId: row.id }, 'the raw recording could not be stored');
+      recordingError = 'the raw recording could not be stored';
     }
+    recorder.release();
     await journal.finish(row, dest, {
       status: outcome.status,
       endReason: outcome.endReason,
       durationMs: outcome.durationMs,
       transcript: outcome.transcript,
       latency: outcome.latency,
-      extracted,
       transferredTo: outcome.transferredTo ?? null,
       error: outcome.error ?? null,
-      recording,
+      recordingSamples,
+      recordingError,
       holder,
     });
   }

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { ListQuery, Nullable, NullableTimestamp, Timestamp } from '../../platform/http/schemas.ts';
-import { CALL_DIRECTIONS, CALL_STATUSES, END_REASONS } from './tables.ts';
+import { CALL_DIRECTIONS, CALL_STATUSES, END_REASONS, POST_CALL_STATUSES } from './tables.ts';
 
 // The call as the API shows it, its list filters, its state history and its transcript.
 
@@ -52,6 +52,14 @@ export const Call = Type.Object(
     variables: Type.Record(Type.String(), Type.String()),
     metadata: Type.Record(Type.String(), Type.Unknown()),
     recording_url: Nullable(Type.String({ description: 'Signed absolute link (7 days) to the MP3 recording' })),
+    recording_status: Nullable(
+      Type.Enum(POST_CALL_STATUSES, {
+        description: 'The MP3, made after the call: pending (GET …/recording answers 409 recording_not_ready), ready, or failed after its retries; null when the call has no audio',
+      }),
+    ),
+    recording_error: Nullable(Type.String({ description: 'Why the recording failed (or why its last attempt did)' })),
+    analysis_status: Nullable(Type.Enum(POST_CALL_STATUSES, { description: 'Extraction after the call: pending, ready or failed after its retries; null when the call was never answered' })),
+    analysis_error: Nullable(Type.String({ description: 'Why the analysis failed (or why its last attempt did)' })),
     transcript_url: Nullable(Type.String({ description: 'Signed absolute link (7 days) to the transcript' })),
     campaign_id: Nullable(Type.String()),
     schedule_id: Nullable(Type.String()),

@@ -132,7 +132,8 @@ export function createCallsService(deps: CallsServiceDeps) {
       const extracted = await engine.extract(agent, transcript);
       await db
         .updateTable('calls')
-        .set({ extracted: JSON.stringify(extracted), updated_at: deps.clock.now() })
+        // A re-run settles an analysis that had failed after the call (one still pending is the post-call job's).
+        .set({ extracted: JSON.stringify(extracted), updated_at: deps.clock.now(), ...(call.analysis_status === 'failed' ? { analysis_status: 'ready' as const, analysis_error: null } : {}) })
         .where('id', '=', id)
         .where('workspace_id', '=', workspaceId)
         .execute();

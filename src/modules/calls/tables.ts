@@ -37,6 +37,10 @@ import type { CallSimulation } from '../../runtime/ports.ts';
 
 export type { CallSimulation };
 
+/** A post-call step (DESIGN part 9): null when the call has none (no audio, never answered). */
+export const POST_CALL_STATUSES = ['pending', 'ready', 'failed'] as const;
+export type PostCallStatus = (typeof POST_CALL_STATUSES)[number];
+
 export type CallControl = { action: 'hangup' } | { action: 'transfer'; to: string };
 
 export interface CallsTable {
@@ -71,6 +75,21 @@ export interface CallsTable {
   recording_key: string | null;
   recording_bytes: number | null;
   content_deleted_at: Timestamp | null;
+  /** The MP3 (migration 0014): pending while the post-call job encodes the raw tracks; null for a call without audio. */
+  recording_status: PostCallStatus | null;
+  recording_error: string | null;
+  /** Samples of the raw tracks written during the call (recordings/raw/<workspace>/<call>/…). */
+  recording_samples: number | null;
+  /** Extraction: pending until the post-call job ran it; null for a call never answered. */
+  analysis_status: PostCallStatus | null;
+  analysis_error: string | null;
+  post_call_attempts: Generated<number>;
+  /** When the post-call job is next due; null once call.ended was emitted. */
+  post_call_due_at: Timestamp | null;
+  post_call_lease_holder: string | null;
+  post_call_lease_expires_at: Timestamp | null;
+  /** When call.ended and the outcome event were emitted (once). */
+  ended_event_at: Timestamp | null;
   lease_holder: string | null;
   lease_expires_at: Timestamp | null;
   last_renewed_at: Timestamp | null;

@@ -32,8 +32,8 @@ export async function placeCall(t: TestApp, user: TestUser, body: Record<string,
 
 const TERMINAL = new Set(['completed', 'transferred', 'voicemail', 'failed', 'busy', 'no_answer', 'canceled']);
 
-/** Runs the dialer until the call has ended; answers the call. */
-export async function waitForEnd(t: TestApp, user: TestUser, callId: string, timeoutMs = 60_000) {
+/** Runs the dialer until the call's status is terminal (its post-call work may still be pending); answers the call. */
+export async function waitForTerminal(t: TestApp, user: TestUser, callId: string, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     await t.calls.worker.runDueOnce();
@@ -44,6 +44,46 @@ export async function waitForEnd(t: TestApp, user: TestUser, callId: string, tim
     if (Date.now() > deadline) assert.fail(`call ${callId} still ${call.status} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/**
+ * Runs the post-call job until the ended call's recording and analysis have settled and its
+ * call.ended was emitted (DESIGN part 9); answers the call.
+ */
+export async function waitForPostCall(t: TestApp, user: TestUser, callId: string, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await t.calls.postCall.runDueOnce();
+    const row = await t.platform.db.selectFrom('calls').select(['ended_event_at', 'status']).where('id', '=', callId).executeTakeFirstOrThrow();
+    if (row.ended_event_at !== null) {
+      const res = await t.request({ method: 'GET', url: `/v1/calls/${callId}`, ...as(user) });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json();
+    }
+    if (Date.now() > deadline) assert.fail(`call ${callId} (${row.status}): post-call work not done after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** The call's MP3 once it is stored: runs the post-call job until then (409 recording_not_ready while it is being made). */
+export async function waitForRecording(t: TestApp, user: TestUser, callId: string, timeoutMs = 120_000): Promise<Buffer> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    await t.calls.postCall.runDueOnce();
+    const res = await t.request({ method: 'GET', url: `/v1/calls/${callId}/recording.mp3`, ...as(user) });
+    if (res.statusCode !== 409) {
+      assert.equal(res.statusCode, 200, res.body);
+      return res.rawPayload;
+    }
+    if (Date.now() > deadline) assert.fail(`the recording of ${callId} is still not ready after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Runs the dialer until the call has ended and its post-call work (recording, analysis, call.ended) is done; answers the call. */
+export async function waitForEnd(t: TestApp, user: TestUser, callId: string, timeoutMs = 60_000) {
+  await waitForTerminal(t, user, callId, timeoutMs);
+  return waitForPostCall(t, user, callId, timeoutMs);
 }
 
 /** A finished call written straight into the tables (with a stored recording), for tests that only read. */
@@ -77,24 +117,12 @@ export async function insertEndedCall(t: TestApp, user: TestUser): Promise<strin
       metadata: JSON.stringify({}),
       recording_key: key,
       recording_bytes: 21,
+      recording_status: 'ready',
+      analysis_status: 'ready',
       created_at: now,
       updated_at: now,
     })
     .execute();
   await t.platform.db.insertInto('call_status_events').values({ call_id: id, seq: 1, status: 'completed', at: now }).execute();
   return id;
-}
-
-/** The call's MP3 once it is stored (409 recording_not_ready while it is being made). */
-export async function waitForRecording(t: TestApp, user: TestUser, callId: string, timeoutMs = 120_000): Promise<Buffer> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await t.request({ method: 'GET', url: `/v1/calls/${callId}/recording.mp3`, ...as(user) });
-    if (res.statusCode !== 409) {
-      assert.equal(res.statusCode, 200, res.body);
-      return res.rawPayload;
-    }
-    if (Date.now() > deadline) assert.fail(`the recording of ${callId} is still not ready after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

@@ -202,7 +202,7 @@ export function createVoiceService(deps: VoiceDeps) {
       await calls.journal.finish(call, null, { status: 'canceled', endReason: 'api_hangup', durationMs: 0 });
     } else {
       await calls.service.hangup(workspaceId, call.id);
-      // The session ends when its call does (the runner finishes it, with the recording). Run here:
+      // The session ends when its call does (the runner finishes it; the recording follows in the post-call job). Run here:
       // answered once that is written (at most a few seconds); run elsewhere: answered as it is now.
       const ended = calls.runner.ended(call.id);
       if (ended) await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, END_WAIT_MS).unref())]);

@@ -57,7 +57,7 @@ export const EVENT_TYPES = {
   },
   'call.ended': {
     listing: 'A',
-    description: 'The call reached a terminal state, for any reason.',
+    description: 'The call reached a terminal state, for any reason; sent once its recording and analysis have settled (recording_url and the outcome event\'s extracted are final).',
     agent: true,
     tenantDefault: false,
     example: {

@@ -34,6 +34,7 @@ function countedJournal(t: TestApp) {
   };
   const journal = createCallJournal({
     db: t.platform.db.withPlugin(counter),
+    database: t.platform.database,
     clock: t.platform.clock,
     events: t.platform.events,
     links: { recordingUrl: (id) => `/recordings/${id}`, transcriptUrl: (id) => `/transcripts/${id}` },

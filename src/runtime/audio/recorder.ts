@@ -10,7 +10,7 @@ import { msToSamples, SAMPLE_RATE } from './frames.ts';
 // The two are mixed, with clipping, when the recording is taken. Memory grows as the call goes,
 // never beyond its maximum duration.
 
-const BLOCK_SAMPLES = SAMPLE_RATE * 10;
+export const BLOCK_SAMPLES = SAMPLE_RATE * 10;
 /** Free blocks the pool keeps for the next calls (about 40 MB); beyond that they are left to the GC. */
 const MAX_POOLED_BLOCKS = 128;
 const pool: Int16Array[] = [];
@@ -31,8 +31,25 @@ export interface CallRecorder {
   durationMs(): number;
   /** The mixed track up to the last written sample. */
   pcm(): Int16Array;
+  /** Samples recorded: the whole timeline, and the caller's side alone (it moves with the call's time). */
+  samples(): { end: number; caller: number };
+  /**
+   * A copy of one side's 10 s block `index` (samples index·10 s onwards, at most up to the last
+   * written sample): the raw tracks written while the call goes on (DESIGN part 9). Mixing the
+   * two sides block by block gives what pcm() gives.
+   */
+  trackBlock(track: 'caller' | 'agent', index: number): Int16Array;
   /** Gives the caller's blocks back to the pool; the recorder is empty afterwards. */
   release(): void;
+}
+
+/** Adds `agent` into `out` with clipping (the recorder's mix). */
+export function mixInto(out: Int16Array, agent: Int16Array): void {
+  const length = Math.min(out.length, agent.length);
+  for (let i = 0; i < length; i++) {
+    const value = out[i] + agent[i];
+    out[i] = value > 32767 ? 32767 : value < -32768 ? -32768 : value;
+  }
 }
 
 /** A run of agent audio: `length` samples of `buffer` from `byteOffset`, at sample `start` of the call. */
@@ -94,9 +111,23 @@ export function createCallRecorder(options: { maxDurationMs: number }): CallReco
       // overlap, as audio handed ahead and dropped at a barge-in is replaced), then summed.
       const agent = new Int16Array(agentEnd);
       for (const run of runs) agent.set(new Int16Array(run.buffer, run.byteOffset, run.length), run.start);
-      for (let i = 0; i < agentEnd; i++) {
-        const value = out[i] + agent[i];
-        out[i] = value > 32767 ? 32767 : value < -32768 ? -32768 : value;
+      mixInto(out, agent);
+      return out;
+    },
+    samples: () => ({ end: end(), caller: callerEnd }),
+    trackBlock(track, index) {
+      const base = index * BLOCK_SAMPLES;
+      const out = new Int16Array(Math.max(0, Math.min(BLOCK_SAMPLES, end() - base)));
+      if (track === 'caller') {
+        if (index < blocks.length) out.set(blocks[index].subarray(0, out.length));
+        return out;
+      }
+      for (const run of runs) {
+        const from = Math.max(run.start, base);
+        const to = Math.min(run.start + run.length, base + out.length);
+        if (from >= to) continue;
+        const offset = run.byteOffset + (from - run.start) * 2;
+        out.set(new Int16Array(run.buffer, offset, to - from), from - base);
       }
       return out;
     },

@@ -30,6 +30,8 @@ const SignedQuery = Type.Object(
 );
 const EXPORT_MAX_ROWS = 10_000;
 const LIVE = ['queued', 'ringing', 'in_progress'];
+/** A pending recording is usually stored within seconds of the call's end. */
+const RECORDING_RETRY_AFTER_SECONDS = 5;
 
 export interface ReadRouteDeps {
   repo: CallsRepo;
@@ -68,6 +70,9 @@ export function callReadRoutes(deps: ReadRouteDeps): FastifyPluginAsyncTypebox {
 
   async function sendRecording(request: FastifyRequest<{ Params: { id: string }; Querystring: { expires?: string; signature?: string } }>, reply: FastifyReply, suffix: string) {
     const row = await callFor(request, `/v1/calls/${request.params.id}${suffix}`);
+    if (row.recording_status === 'pending' && !row.content_deleted_at) {
+      throw new AppError('recording_not_ready', 'the recording is being made from the call\'s audio; retry shortly', { headers: { 'Retry-After': String(RECORDING_RETRY_AFTER_SECONDS) } });
+    }
     if (!row.recording_key || row.content_deleted_at) throw notFound('recording');
     const stat = await deps.blobs.stat(row.recording_key);
     if (!stat) throw notFound('recording');
@@ -179,7 +184,7 @@ export function callReadRoutes(deps: ReadRouteDeps): FastifyPluginAsyncTypebox {
         {
           schema: {
             operationId,
-            summary: 'The recording (audio/mpeg, both sides mixed), with Range support; works with a signed link',
+            summary: 'The recording (audio/mpeg, both sides mixed), with Range support; works with a signed link; 409 recording_not_ready (Retry-After) while it is being made',
             tags,
             params: CallParams,
             querystring: SignedQuery,
