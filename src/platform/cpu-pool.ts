@@ -52,7 +52,7 @@ export type CpuLane = (typeof CPU_LANES)[number];
 export interface CpuRunOptions {
   /** Default `request`. */
   lane?: CpuLane;
-  /** Running time allowed (default the pool's taskTimeoutMs); time spent waiting for a thread is not counted. */
+  /** Running time allowed (default the pool's taskTimeoutMs, ten times that in the background lane); time spent waiting for a thread is not counted. */
   timeoutMs?: number;
 }
 
@@ -208,7 +208,9 @@ export function createCpuPool(options: CpuPoolOptions = {}): CpuPool {
       const lane = runOptions.lane ?? 'request';
       if (closed) throw closing();
       if (lane === 'request' && main.pending >= threads + queue) throw busy();
-      const timeoutMs = runOptions.timeoutMs ?? taskTimeoutMs;
+      // A background thread runs at the lowest priority and may be starved for minutes by the work it
+      // yields to: its limit (ten times the task limit) stops a task that never ends, not a busy machine.
+      const timeoutMs = runOptions.timeoutMs ?? (lane === 'background' ? taskTimeoutMs * 10 : taskTimeoutMs);
       if (lane === 'background') return runIn(background, 0, task, input, timeoutMs);
       return runIn(main, lane === 'live' ? 0 : 1, task, input, timeoutMs);
     },
