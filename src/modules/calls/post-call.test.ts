@@ -183,10 +183,13 @@ describe('after the call', () => {
     const cpu = t.platform.cpu;
     const gate = newGate();
     const hold = cpuTask<typeof heldTasks.hold>(new URL('../../platform/cpu-pool.test-tasks.ts', import.meta.url), 'hold');
-    // Every thread held, every place in the pool's queue taken.
-    const holders = Array.from({ length: cpu.threads + cpu.queue }, () => cpu.run(hold, { gate }, { timeoutMs: 120_000 }));
-    while (holdersStarted(gate) < cpu.threads) await new Promise((resolve) => setTimeout(resolve, 5));
-    // The attempt cannot encode now: refused and tried again later, or waiting for a thread.
+    // Every thread held (the background lane's too), every place in the pool's queue taken.
+    const holders = [
+      ...Array.from({ length: cpu.threads + cpu.queue }, () => cpu.run(hold, { gate }, { timeoutMs: 120_000 })),
+      ...Array.from({ length: cpu.backgroundThreads }, () => cpu.run(hold, { gate }, { lane: 'background', timeoutMs: 120_000 })),
+    ];
+    while (holdersStarted(gate) < cpu.threads + cpu.backgroundThreads) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The attempt cannot encode now: its background thread is taken, so it waits its turn.
     const attempt = t.calls.postCall.runDueOnce();
     await Promise.race([attempt, new Promise((resolve) => setTimeout(resolve, 2000))]);
     const busy = await rowOf(call.id);
