@@ -7,8 +7,8 @@ import { after, it } from 'node:test';
 import type pg from 'pg';
 import { SANDBOX_NUMBERS } from '../../src/providers/telephony/sandbox.ts';
 import { freePort } from '../support/ports.ts';
-import { healthy, type ServerProcess, startServer, until } from '../support/processes.ts';
-import { createSchema, dropSchemaLater, urlInSchema } from '../support/schemas.ts';
+import { type ServerProcess, startApiAndWorker, startServer, until, workerReady } from '../support/processes.ts';
+import { createSchema, dropSchemaLater } from '../support/schemas.ts';
 
 // A campaign survives the death of the worker dialing it: an API process and a worker process run
 // a 60-contact campaign (concurrency 5, busy numbers retried); the worker is SIGKILLed mid-campaign
@@ -32,28 +32,18 @@ after(async () => {
 /** A whole campaign of sandbox calls on a loaded machine. */
 const CAMPAIGN_WAIT_MS = 240_000;
 
+/** The deployment's own settings, beside the common ones. */
+const SETTINGS = {
+  SANDBOX_SPEED: '20',
+  // Short leases: the killed worker's live calls are ended soon after.
+  CALL_LEASE_SECONDS: '2',
+};
+
 it('a worker SIGKILLed mid-campaign: a new worker finishes it, no contact lost, none dialed twice for one attempt', { timeout: 400_000 }, async () => {
   assert.ok(databaseUrl, 'the campaign crash test needs PostgreSQL: set TEST_DATABASE_URL (npm run test:slow)');
   direct = await createSchema(databaseUrl, schema);
-  const common = {
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
-    DATABASE_URL: urlInSchema(databaseUrl, schema),
-    JWT_SECRET: randomBytes(24).toString('hex'),
-    BLOB_STORE: 'postgres',
-    ALLOW_PRIVATE_URLS: 'true',
-    SANDBOX_SPEED: '20',
-    // Short leases: the killed worker's live calls are ended soon after.
-    CALL_LEASE_SECONDS: '2',
-    RATE_LIMIT_USER_PER_MIN: '10000',
-    RATE_LIMIT_IP_PER_MIN: '10000',
-  };
-  const apiPort = await freePort();
-  const env = (name: string, role: string, port: number) => ({ ...common, ROLE: role, PORT: String(port), DATA_DIR: path.join(work, name) });
-  const workerReady = (output: string) => output.includes('worker role: HTTP API not served');
-  servers.push(await startServer('api', env('api', 'api', apiPort), healthy(apiPort)));
-  const worker1 = await startServer('worker1', env('worker1', 'worker', await freePort()), workerReady);
-  servers.push(worker1);
+  const { apiPort, api, worker1, env } = await startApiAndWorker({ databaseUrl, schema, work, extra: SETTINGS });
+  servers.push(api, worker1);
 
   // biome-ignore lint/suspicious/noExplicitAny: response bodies are read field by field.
   const call = async (method: string, route: string, token?: string, body?: unknown, type = 'application/json'): Promise<{ status: number; body: any }> => {

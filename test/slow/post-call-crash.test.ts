@@ -7,8 +7,8 @@ import { after, it } from 'node:test';
 import type pg from 'pg';
 import { startReceiver } from '../../src/modules/webhooks/test-receiver.ts';
 import { freePort } from '../support/ports.ts';
-import { healthy, type ServerProcess, startServer, until } from '../support/processes.ts';
-import { createSchema, dropSchemaLater, urlInSchema } from '../support/schemas.ts';
+import { type ServerProcess, startApiAndWorker, startServer, until, workerReady } from '../support/processes.ts';
+import { createSchema, dropSchemaLater } from '../support/schemas.ts';
 
 // After the call survives the death of its worker (DESIGN part 9): an API process and a worker
 // process run three long sandbox calls; once they have ended, the worker is SIGKILLed while it
@@ -32,29 +32,19 @@ after(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
+/** The deployment's own settings, beside the common ones. */
+const SETTINGS = {
+  SANDBOX_SPEED: '40',
+  // Short leases: the killed worker's post-call attempts are taken over soon after.
+  POST_CALL_LEASE_SECONDS: '3',
+};
+
 it('a worker SIGKILLed while encoding recordings: after a restart each recording is stored and each call.ended sent once', { timeout: 400_000 }, async () => {
   assert.ok(databaseUrl, 'the post-call crash test needs PostgreSQL: set TEST_DATABASE_URL (npm run test:slow)');
   const db = await createSchema(databaseUrl, schema);
   direct = db;
-  const common = {
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
-    DATABASE_URL: urlInSchema(databaseUrl, schema),
-    JWT_SECRET: randomBytes(24).toString('hex'),
-    BLOB_STORE: 'postgres',
-    ALLOW_PRIVATE_URLS: 'true',
-    SANDBOX_SPEED: '40',
-    // Short leases: the killed worker's post-call attempts are taken over soon after.
-    POST_CALL_LEASE_SECONDS: '3',
-    RATE_LIMIT_USER_PER_MIN: '10000',
-    RATE_LIMIT_IP_PER_MIN: '10000',
-  };
-  const apiPort = await freePort();
-  const env = (name: string, role: string, port: number) => ({ ...common, ROLE: role, PORT: String(port), DATA_DIR: path.join(work, name) });
-  const workerReady = (output: string) => output.includes('worker role: HTTP API not served');
-  servers.push(await startServer('api', env('api', 'api', apiPort), healthy(apiPort)));
-  const worker1 = await startServer('worker1', env('worker1', 'worker', await freePort()), workerReady);
-  servers.push(worker1);
+  const { apiPort, api, worker1, env } = await startApiAndWorker({ databaseUrl, schema, work, extra: SETTINGS });
+  servers.push(api, worker1);
 
   // biome-ignore lint/suspicious/noExplicitAny: response bodies are read field by field.
   const call = async (method: string, route: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> => {

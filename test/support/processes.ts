@@ -1,6 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
+import { freePort } from './ports.ts';
+import { urlInSchema } from './schemas.ts';
 
 // Real server processes for tests that need several (`npm start` as a deployment runs it), and a
 // TCP proxy that can cut a dependency (Redis, PostgreSQL) away from them and bring it back.
@@ -109,4 +112,31 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** A worker process (ROLE=worker) is ready once it says it serves no HTTP API. */
+export const workerReady = (output: string) => output.includes('worker role: HTTP API not served');
+
+/**
+ * An API process and a first worker of one deployment on PostgreSQL (`schema` of `databaseUrl`,
+ * recordings in the database), each with a DATA_DIR of its own under `work`; `extra` adds settings.
+ * `env(name, role, port)` gives the settings of another process of the same deployment.
+ */
+export async function startApiAndWorker(options: { databaseUrl: string; schema: string; work: string; extra: Record<string, string> }) {
+  const common = {
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: urlInSchema(options.databaseUrl, options.schema),
+    JWT_SECRET: randomBytes(24).toString('hex'),
+    BLOB_STORE: 'postgres',
+    ALLOW_PRIVATE_URLS: 'true',
+    RATE_LIMIT_USER_PER_MIN: '10000',
+    RATE_LIMIT_IP_PER_MIN: '10000',
+    ...options.extra,
+  };
+  const apiPort = await freePort();
+  const env = (name: string, role: string, port: number) => ({ ...common, ROLE: role, PORT: String(port), DATA_DIR: path.join(options.work, name) });
+  const api = await startServer('api', env('api', 'api', apiPort), healthy(apiPort));
+  const worker1 = await startServer('worker1', env('worker1', 'worker', await freePort()), workerReady);
+  return { apiPort, api, worker1, env };
 }
