@@ -22,12 +22,15 @@ import { prng } from '../prng.ts';
 //     decoding to duration_ms ± 40 ms, wall time until every recording is ready;
 //  2. hang-up → terminal: BENCH_HANGUP_CALLS live calls, each hung up at a random point while
 //     in_progress, wall ms from the hang-up's response to the terminal status;
-//  3. terminal → recording ready (from every level of 1; the goal is judged at 100).
+//  3. terminal → recording ready (from every level of 1; the goal is judged at 100). A level waits at
+//     most BENCH_RECORDING_WAIT_MS (240 s) for its recordings: those not ready by then count as lost
+//     (recordings_not_ready_within_bound says how many of the lost were merely late).
 
 const LEVELS = (process.env.BENCH_CALL_LEVELS ?? '25,50,100').split(',').map(Number);
 const HANGUP_CALLS = Number(process.env.BENCH_HANGUP_CALLS ?? 50);
 const SPEED = process.env.BENCH_SANDBOX_SPEED ?? '20';
 const POLL_MS = 25;
+const RECORDING_WAIT_MS = Number(process.env.BENCH_RECORDING_WAIT_MS ?? 240_000);
 const TERMINAL = new Set(['completed', 'transferred', 'voicemail', 'failed', 'busy', 'no_answer', 'canceled']);
 const SCRIPT = ['Hi, what time do you open tomorrow?', { text: 'Sorry, are you open on Sunday too?', interrupt_after_ms: 1200 }, 'Great, thank you. Goodbye!'];
 const LATENCY = { stt_ms: 300, llm_first_token_ms: 700, tts_first_audio_ms: 250 };
@@ -147,14 +150,16 @@ async function place(b: Bench, count: number, script: unknown[]) {
 
 /** N identical scripted calls at once, compared with `expected` (the lone call's signature, or null to make it). */
 async function runLevel(b: Bench, count: number, expected: string | null) {
+  const loadStart = os.loadavg()[0];
   const started = performance.now();
   const ids = await place(b, count, SCRIPT);
   const watcher = watch(b, ids);
-  await watcher.until(() => [...watcher.seen.values()].every((s) => s.readyAt !== null), 240_000);
+  await watcher.until(() => [...watcher.seen.values()].every((s) => s.readyAt !== null), RECORDING_WAIT_MS);
   const wallMs = Math.round(performance.now() - started);
   let completed = 0;
   let differ = 0;
   let lost = 0;
+  let notReady = 0;
   let first: CallJson | null = null;
   const recordingWaits: number[] = [];
   const terminalMs: number[] = [];
@@ -166,15 +171,21 @@ async function runLevel(b: Bench, count: number, expected: string | null) {
     first ??= call;
     if (call.status === 'completed') completed++;
     if (expected !== null && signature(call) !== expected) differ++;
+    if (s?.readyAt == null) notReady++;
     const res = await b.request('GET', `/v1/calls/${id}/recording.mp3`, b.token).catch(() => null);
-    if (!res || res.statusCode !== 200 || Math.abs((await decodedMs(res.rawPayload)) - call.duration_ms) > 40) lost++;
+    if (res?.statusCode !== 200 || Math.abs((await decodedMs(res.rawPayload)) - call.duration_ms) > 40) lost++;
   }
+  const postCall = await b.db.selectFrom('calls').select(['recording_status', 'post_call_attempts']).where('id', 'in', ids).execute();
   return {
     level: {
       calls: count,
       completed,
       differ_from_baseline: expected === null ? null : differ,
       recordings_lost: lost,
+      recordings_not_ready_within_bound: notReady,
+      recordings_failed: postCall.filter((r) => r.recording_status === 'failed').length,
+      post_call_attempts_max: Math.max(...postCall.map((r) => r.post_call_attempts)),
+      load_average_1m: [Math.round(loadStart * 100) / 100, Math.round(os.loadavg()[0] * 100) / 100],
       wall_ms_all_recordings_ready: wallMs,
       wall_ms_all_terminal: percentile(terminalMs, 100),
       terminal_to_recording_ready_p50_ms: percentile(recordingWaits, 50),
