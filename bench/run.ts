@@ -1,6 +1,7 @@
 // `npm run bench`: runs every bench/*.bench.ts in turn, each in its own process (a benchmark
 // owns its databases and servers, and one crashing does not stop the others). Each writes its
-// JSON into bench/results/. Arguments filter by name: `npm run bench -- webhooks`.
+// JSON into bench/results/. Arguments filter by name: `npm run bench -- webhooks` (a benchmark's
+// whole name runs it alone; part of a name runs every benchmark containing it).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,7 +11,8 @@ const filters = process.argv.slice(2);
 const files = fs
   .readdirSync(dir)
   .filter((f) => f.endsWith('.bench.ts'))
-  .filter((f) => filters.length === 0 || filters.some((name) => f.includes(name)))
+  // A name that is a benchmark's whole name picks that one only (`calls` is not `calls-throughput`).
+  .filter((f) => filters.length === 0 || filters.some((name) => (fs.existsSync(path.join(dir, `${name}.bench.ts`)) ? f === `${name}.bench.ts` : f.includes(name))))
   .sort();
 
 if (files.length === 0) {
