@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../../config.ts';
 import { createDialogueEngine } from '../../engine/index.ts';
 import { createVoiceActivityDetector } from '../../runtime/audio/vad.ts';
 import { createCallSession, REPEAT_PROMPT } from '../../runtime/call-session.ts';
-import { createScaledClock } from '../../runtime/clock.ts';
+import { createVirtualClock } from '../../runtime/virtual-clock.ts';
 import { createMediaPair } from '../../runtime/media-pair.ts';
 import type { CallAgent } from '../../runtime/ports.ts';
 import { createScriptedCaller } from '../../runtime/scripted-caller.ts';
@@ -56,7 +56,8 @@ describe('OpenAI-compatible STT', () => {
       interruptible: true, silence_timeout_seconds: 3,
     };
     const tts = createRuntimeSpeech(createTtsRegistry());
-    const clock = createScaledClock(20);
+    // Virtual time (as a sandbox call's): the HTTP round trips hold it, so a loaded machine changes nothing.
+    const clock = createVirtualClock({ speed: 20 });
     const { stream, far } = createMediaPair();
     // The simulated caller's own recogniser is not used: the call hears it through the HTTP adapter.
     const caller = createScriptedCaller({ clock, far, tts, voice: 'builtin-ben', script: ['Hello there, can you hear me?', 'Thanks, goodbye!'] }, { push: () => undefined });
