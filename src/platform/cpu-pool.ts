@@ -24,7 +24,7 @@ import { AppError } from './errors.ts';
 //
 // Worker threads load task modules through tsx's CommonJS hook (on Node 20 its ES module hooks
 // do not reach worker threads): a task module must not use top-level await, and a package
-// whose CommonJS entry is unusable (lamejs: a browser script) is loaded with import().
+// whose CommonJS entry is unusable (a browser script, say) is loaded with import().
 
 /** A function exported by a worker module, as the pool runs it. Declare with `cpuTask`. */
 export interface CpuTask<I, O> {

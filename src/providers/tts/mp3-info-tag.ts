@@ -1,8 +1,9 @@
 // The "Info" frame LAME puts before a constant-bitrate MP3's audio (the Xing header with LAME's
 // extension): the number of frames, and the encoder's delay and padding. A decoder that reads it
 // (mpg123, browsers, ffmpeg) drops that delay and padding, so the MP3 decodes to exactly the samples
-// that were encoded: a call's recording is as long as the call. lamejs encodes like LAME but writes
-// no such frame, so it is built here, from the first audio frame's header.
+// that were encoded: a call's recording is as long as the call. Our encoder (LAME 3.100 in
+// WebAssembly, built for streaming) writes no such frame, so it is built here, from the first
+// audio frame's header.
 
 /** Samples per Layer III frame: 1152 for MPEG-1 (32 kHz and up), 576 for MPEG-2 and 2.5. */
 export const samplesPerFrame = (sampleRate: number) => (sampleRate >= 32_000 ? 1152 : 576);
