@@ -168,7 +168,28 @@ describe('CPU pool lanes', () => {
     assert.deepEqual((await Promise.all([...waiting, background])).map((r) => r.label), ['request', 'live', 'background']);
   });
 
-  it('close() lets running tasks finish and rejects waiting ones with 503 service_unavailable', async () => {
+  it('a signal gives a task up, waiting or running: 503 service_unavailable, its thread free for the next', async () => {
+    const giving = createCpuPool({ threads: 1, queue: 1, backgroundThreads: 1 });
+    after(() => giving.close());
+    const gate = newGate();
+    const running = new AbortController();
+    const waiting = new AbortController();
+    const held = refusal(giving.run(hold, { gate }, { lane: 'background', signal: running.signal }));
+    await untilHolding(gate, 1);
+    const queued = refusal(giving.run(echo, { samples: new Int16Array(1), label: 'queued' }, { lane: 'background', signal: waiting.signal }));
+    const next = giving.run(echo, { samples: new Int16Array(1), label: 'next' }, { lane: 'background' });
+    waiting.abort();
+    running.abort();
+    for (const error of [await queued, await held]) {
+      assert.ok(error instanceof AppError && error.code === 'service_unavailable', String(error));
+      assert.match(error.message, /given up/);
+    }
+    // The gate never opened: the running holder was stopped, and the task after it runs.
+    assert.equal((await next).label, 'next');
+    assert.equal(giving.backgroundPending, 0);
+  });
+
+  it('close() lets running tasks finish, stops running background ones and rejects waiting ones with 503 service_unavailable', async () => {
     const closing = createCpuPool({ threads: 1, queue: 1, backgroundThreads: 1 });
     const main = newGate();
     const back = newGate();
@@ -177,15 +198,15 @@ describe('CPU pool lanes', () => {
     await untilHolding(main, 1);
     await untilHolding(back, 1);
     const waiting = [closing.run(hold, { gate: main }), closing.run(hold, { gate: main }, { lane: 'live' }), closing.run(hold, { gate: back }, { lane: 'background' })].map(refusal);
+    const stopped = refusal(backgroundRunning);
     const closed = closing.close();
-    for (const error of await Promise.all(waiting)) {
+    // The background task is stopped while its gate is still shut: close() does not wait for it.
+    for (const error of [...(await Promise.all(waiting)), await stopped]) {
       assert.ok(error instanceof AppError && error.code === 'service_unavailable', String(error));
       assert.match(error.message, /shutting down/);
     }
     openGate(main);
-    openGate(back);
     assert.equal(typeof (await running), 'number');
-    assert.equal(typeof (await backgroundRunning), 'number');
     await closed;
     const after = await refusal(closing.run(echo, { samples: new Int16Array(0), label: 'late' }, { lane: 'background' }));
     assert.ok(after instanceof AppError && after.code === 'service_unavailable');

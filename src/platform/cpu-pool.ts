@@ -54,6 +54,8 @@ export interface CpuRunOptions {
   lane?: CpuLane;
   /** Running time allowed (default the pool's taskTimeoutMs, ten times that in the background lane); time spent waiting for a thread is not counted. */
   timeoutMs?: number;
+  /** Gives the task up, waiting or running (its thread is terminated): rejected with 503 service_unavailable. */
+  signal?: AbortSignal;
 }
 
 export interface CpuPoolOptions {
@@ -83,7 +85,12 @@ export interface CpuPool {
    * tasks wait their turn. After close(), every lane is refused.
    */
   run<I, O>(task: CpuTask<I, O>, input: I, options?: CpuRunOptions): Promise<O>;
-  /** Refuses new tasks, rejects those still waiting (503 service_unavailable), lets running ones finish, stops the threads. */
+  /**
+   * Refuses new tasks, rejects those still waiting (503 service_unavailable), lets running request
+   * and live tasks finish, stops the threads. Running background tasks are stopped, not awaited
+   * (rejected with 503 too): their work is durable and redone by its job's next attempt, and a
+   * starved low-priority thread must not hold a shutdown past its grace period.
+   */
   close(): Promise<void>;
 }
 
@@ -144,14 +151,29 @@ function createThreadGroup(piscina: Piscina, threads: number, priorities: number
     get pending() {
       return running + queued;
     },
-    /** Resolves when a thread is free for the task (counted as pending at once). */
-    turn(priority: number): Promise<void> {
+    /** Resolves when a thread is free for the task (counted as pending at once); `signal` takes it out of the queue. */
+    turn(priority: number, signal?: AbortSignal): Promise<void> {
       if (running < threads && queued === 0) {
         running++;
         return Promise.resolve();
       }
       queued++;
-      return new Promise((go, fail) => waiting[priority].push({ go, fail }));
+      return new Promise((go, fail) => {
+        const onAbort = () => {
+          const queue = waiting[priority];
+          const at = queue.indexOf(waiter);
+          if (at < 0) return;
+          queue.splice(at, 1);
+          queued--;
+          fail(givenUp());
+        };
+        const waiter: Waiter = {
+          go: () => (signal?.removeEventListener('abort', onAbort), go()),
+          fail: (error) => (signal?.removeEventListener('abort', onAbort), fail(error)),
+        };
+        waiting[priority].push(waiter);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
     },
     release() {
       running--;
@@ -167,6 +189,8 @@ function createThreadGroup(piscina: Piscina, threads: number, priorities: number
 
 const busy = () => new AppError('service_unavailable', 'the server is busy with other CPU-heavy requests; retry shortly', { headers: { 'retry-after': '1' } });
 const closing = () => new AppError('service_unavailable', 'the server is shutting down (its CPU pool closed before the task started); retry shortly', { headers: { 'retry-after': '1' } });
+const givenUp = () => new AppError('service_unavailable', 'the CPU task was given up (its caller is stopping); retry shortly', { headers: { 'retry-after': '1' } });
+const stopped = () => new AppError('service_unavailable', 'the server is shutting down (its CPU pool stopped the background task); retry shortly', { headers: { 'retry-after': '1' } });
 
 export function createCpuPool(options: CpuPoolOptions = {}): CpuPool {
   const threads = Math.max(1, options.threads ?? DEFAULT_CPU_THREADS);
@@ -181,12 +205,17 @@ export function createCpuPool(options: CpuPoolOptions = {}): CpuPool {
   const background = createThreadGroup(new Piscina({ minThreads: 0, maxThreads: backgroundThreads, idleTimeout, niceIncrement: BACKGROUND_NICE }), backgroundThreads, 1);
   let closed = false;
 
-  async function runIn<I, O>(group: typeof main, priority: number, task: CpuTask<I, O>, input: I, timeoutMs: number): Promise<O> {
-    await group.turn(priority);
+  async function runIn<I, O>(group: typeof main, priority: number, task: CpuTask<I, O>, input: I, timeoutMs: number, given?: AbortSignal): Promise<O> {
+    if (given?.aborted) throw givenUp();
+    await group.turn(priority, given);
     try {
-      return (await group.piscina.run(input, { filename: task.module, name: task.name, signal: AbortSignal.timeout(timeoutMs) })) as O;
+      const limit = AbortSignal.timeout(timeoutMs);
+      const signal = given ? AbortSignal.any([limit, given]) : limit;
+      return (await group.piscina.run(input, { filename: task.module, name: task.name, signal })) as O;
     } catch (error) {
+      if (given?.aborted) throw givenUp();
       if ((error as Error)?.name === 'AbortError') throw new CpuTaskTimeoutError(task.name, timeoutMs);
+      if (closed && group === background) throw stopped();
       throw error;
     } finally {
       group.release();
@@ -211,15 +240,15 @@ export function createCpuPool(options: CpuPoolOptions = {}): CpuPool {
       // A background thread runs at the lowest priority and may be starved for minutes by the work it
       // yields to: its limit (ten times the task limit) stops a task that never ends, not a busy machine.
       const timeoutMs = runOptions.timeoutMs ?? (lane === 'background' ? taskTimeoutMs * 10 : taskTimeoutMs);
-      if (lane === 'background') return runIn(background, 0, task, input, timeoutMs);
-      return runIn(main, lane === 'live' ? 0 : 1, task, input, timeoutMs);
+      if (lane === 'background') return runIn(background, 0, task, input, timeoutMs, runOptions.signal);
+      return runIn(main, lane === 'live' ? 0 : 1, task, input, timeoutMs, runOptions.signal);
     },
 
     async close() {
       closed = true;
       main.reject(closing);
       background.reject(closing);
-      await Promise.all([main.piscina.close(), background.piscina.close()]);
+      await Promise.all([main.piscina.close(), background.piscina.destroy()]);
     },
   };
 }

@@ -206,4 +206,29 @@ describe('after the call', () => {
     assert.equal((await eventsOf(call.id, 'call.ended')).length, 1);
     assert.ok((await rowOf(call.id)).post_call_attempts <= 2, 'a busy pool does not use up the attempts');
   });
+
+  it('a worker stopping while its recording waits for the busy background thread stops at once; the call is recorded later, no attempt used', async () => {
+    const { user, call } = await endedCall(t, {}, ['Hello, are you open tonight?', 'Goodbye!']);
+    const cpu = t.platform.cpu;
+    const gate = newGate();
+    const hold = cpuTask<typeof heldTasks.hold>(new URL('../../platform/cpu-pool.test-tasks.ts', import.meta.url), 'hold');
+    const holders = Array.from({ length: cpu.backgroundThreads }, () => cpu.run(hold, { gate }, { lane: 'background', timeoutMs: 120_000 }));
+    while (holdersStarted(gate) < cpu.backgroundThreads) await new Promise((resolve) => setTimeout(resolve, 5));
+    await t.calls.postCall.start();
+    // The worker has claimed the call and waits for the background thread, which stays held.
+    while ((await rowOf(call.id)).post_call_attempts === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    let released = false;
+    void Promise.all(holders).then(() => (released = true));
+    await t.calls.postCall.stop();
+    assert.equal(released, false, 'stop() returned while the background thread was still held');
+    const stopped = await rowOf(call.id);
+    assert.equal(stopped.recording_status, 'pending');
+    assert.equal(stopped.post_call_attempts, 0, 'giving up on a stop does not use up an attempt');
+    assert.equal((await eventsOf(call.id, 'call.ended')).length, 0);
+    openGate(gate);
+    await Promise.all(holders);
+    const done = await waitForPostCall(t, user, call.id);
+    assert.equal(done.recording_status, 'ready');
+    assert.equal((await eventsOf(call.id, 'call.ended')).length, 1);
+  });
 });

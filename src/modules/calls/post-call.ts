@@ -68,7 +68,7 @@ export function createPostCallJob(deps: PostCallDeps) {
   const holder = deps.holder ?? leaseHolderName();
   const maxAttempts = Math.max(1, deps.schedule.length);
 
-  async function recordingStep(row: CallRow, fence: PostCallFence): Promise<StepFailure | null> {
+  async function recordingStep(row: CallRow, fence: PostCallFence, signal?: AbortSignal): Promise<StepFailure | null> {
     const samples = row.recording_samples ?? 0;
     try {
       if (row.content_deleted_at) {
@@ -76,7 +76,7 @@ export function createPostCallJob(deps: PostCallDeps) {
         return { message: "the call's content was deleted", busy: false, permanent: true };
       }
       const pcm = await readMixedTracks(providers.blobs, row.workspace_id, row.id, samples);
-      const mp3 = await encodeMp3InPool(deps.cpu, pcm, SAMPLE_RATE, { lane: 'background' });
+      const mp3 = await encodeMp3InPool(deps.cpu, pcm, SAMPLE_RATE, { lane: 'background', signal });
       const key = `recordings/${row.workspace_id}/${row.id}.mp3`;
       await providers.blobs.put(key, mp3, 'audio/mpeg');
       // The raw tracks go only once the row names the MP3 (a lost lease leaves them to the next attempt).
@@ -105,8 +105,11 @@ export function createPostCallJob(deps: PostCallDeps) {
     }
   }
 
-  /** One attempt at a claimed call, its lease renewed every third of it while it runs. */
-  async function run(row: CallRow): Promise<void> {
+  /**
+   * One attempt at a claimed call, its lease renewed every third of it while it runs. `signal`
+   * (the runner stopping) gives up the encoding: the step then counts as busy, due again at once.
+   */
+  async function run(row: CallRow, signal?: AbortSignal): Promise<void> {
     const fence: PostCallFence = { id: row.id, holder, attempt: row.post_call_attempts };
     const renewal = setInterval(() => {
       journal.renewPostCall(fence, deps.leaseMs).then(
@@ -115,18 +118,18 @@ export function createPostCallJob(deps: PostCallDeps) {
       );
     }, deps.leaseMs / 3);
     try {
-      await attempt(row, fence);
+      await attempt(row, fence, signal);
     } finally {
       clearInterval(renewal);
     }
   }
 
   /** The steps still pending, then (once settled) the last events. */
-  async function attempt(row: CallRow, fence: PostCallFence): Promise<void> {
+  async function attempt(row: CallRow, fence: PostCallFence, signal?: AbortSignal): Promise<void> {
     const agent = await loadCallAgent(deps.database.db, row.workspace_id, row.agent_id);
     const exhausted = row.post_call_attempts > maxAttempts;
     const lost = exhausted ? { message: 'the worker was lost during the last attempt', busy: false, permanent: true } : null;
-    const recording = row.recording_status === 'pending' ? (lost ?? (await recordingStep(row, fence))) : null;
+    const recording = row.recording_status === 'pending' ? (lost ?? (await recordingStep(row, fence, signal))) : null;
     const analysis = row.analysis_status === 'pending' ? (lost ?? (await analysisStep(row, fence, agent))) : null;
     const failures = [recording, analysis].filter((f): f is StepFailure => f !== null);
     const retryable = failures.filter((f) => !f.permanent);
