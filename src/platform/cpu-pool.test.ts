@@ -169,8 +169,10 @@ describe('CPU pool lanes', () => {
   });
 
   it('a signal gives a task up, waiting or running: 503 service_unavailable, its thread free for the next', async () => {
-    const giving = createCpuPool({ threads: 1, queue: 1, backgroundThreads: 1 });
+    // Live work just ran: the free main thread does not take the waiting background task.
+    const giving = createCpuPool({ threads: 1, queue: 1, backgroundThreads: 1, liveQuietMs: 600_000 });
     after(() => giving.close());
+    await giving.run(echo, { samples: new Int16Array(1), label: 'live' }, { lane: 'live' });
     const gate = newGate();
     const running = new AbortController();
     const waiting = new AbortController();
@@ -187,6 +189,37 @@ describe('CPU pool lanes', () => {
     // The gate never opened: the running holder was stopped, and the task after it runs.
     assert.equal((await next).label, 'next');
     assert.equal(giving.backgroundPending, 0);
+  });
+
+  it('a free main thread takes waiting background work once no live task has started for liveQuietMs', async () => {
+    const lending = createCpuPool({ threads: 1, queue: 1, backgroundThreads: 1, liveQuietMs: 0 });
+    after(() => lending.close());
+    const gate = newGate();
+    const holder = lending.run(hold, { gate }, { lane: 'background' });
+    await untilHolding(gate, 1);
+    // The background thread stays held: the task can only finish on the main thread.
+    const lent = await Promise.race([
+      lending.run(whoAmI, undefined, { lane: 'background' }),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the background task waited for the held thread')), 30_000)),
+    ]);
+    openGate(gate);
+    assert.notEqual(lent.threadId, await holder);
+    assert.equal(lent.priority, processPriority, 'it ran at the main threads\' priority');
+  });
+
+  it('while live work is recent, waiting background work keeps to its own threads', async () => {
+    const keeping = createCpuPool({ threads: 1, queue: 1, backgroundThreads: 1, liveQuietMs: 600_000 });
+    after(() => keeping.close());
+    await keeping.run(echo, { samples: new Int16Array(1), label: 'live' }, { lane: 'live' });
+    const gate = newGate();
+    const holder = keeping.run(hold, { gate }, { lane: 'background' });
+    await untilHolding(gate, 1);
+    const waiting = keeping.run(whoAmI, undefined, { lane: 'background' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(keeping.backgroundPending, 2);
+    assert.equal(keeping.pending, 0, 'the main thread took nothing');
+    openGate(gate);
+    assert.equal((await waiting).threadId, await holder);
   });
 
   it('close() lets running tasks finish, stops running background ones and rejects waiting ones with 503 service_unavailable', async () => {

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
+import { createThreadGroup, givenUp, type ThreadGroup } from './cpu-thread-group.ts';
 import { AppError } from './errors.ts';
 
 // The app's pool of worker threads for CPU-heavy work: speech synthesis, MP3 encoding, document
@@ -14,9 +15,12 @@ import { AppError } from './errors.ts';
 //    thread that frees takes a waiting live task before any waiting request;
 //  - `background` (post-call work: a recording's MP3): on threads of its own (`backgroundThreads`,
 //    1 by default) at the lowest priority (nice 19, which on Linux lowers only those threads), so
-//    it never takes a main thread and yields the cores to the event loop and the main threads
-//    whenever they want them. Its queue is not bounded in count: its callers (jobs) bound it by
-//    their concurrency.
+//    it yields the cores to the event loop and the main threads whenever they want them. A main
+//    thread with nothing to do also takes waiting background work, but only once no live task has
+//    started for `liveQuietMs` (2 s): a nice-19 thread alone gets ~1.5 % of a core beside any
+//    busy thread, so a loaded machine would hold recordings back for minutes after their calls
+//    ended, while no live call needs the main threads. Its queue is not bounded in count: its
+//    callers (jobs) bound it by their concurrency.
 // A task's time limit counts its running time only, from the moment a thread is free for it;
 // waiting in a queue does not count. A task is a named export of a worker module (see
 // providers/tts/worker.ts, modules/knowledge-base/ingest-worker.ts); its input and result cross
@@ -69,6 +73,8 @@ export interface CpuPoolOptions {
   idleTimeoutMs?: number;
   /** A task still running this long after it started is stopped, its thread terminated (default 60 s). */
   taskTimeoutMs?: number;
+  /** Free main threads take waiting background work once no live task has started for this long (default 2 s). */
+  liveQuietMs?: number;
 }
 
 export interface CpuPool {
@@ -121,75 +127,8 @@ const QUEUE_PER_THREAD = 8;
 /** The background threads' nice increment: the lowest priority there is. */
 const BACKGROUND_NICE = 19;
 
-interface Waiter {
-  go(): void;
-  fail(error: Error): void;
-}
-
-/**
- * Threads of one piscina and the tasks waiting for them, in priority order (queue 0 first, FIFO
- * within a queue). A task is handed to piscina only once a thread is free for it, so piscina
- * never queues and its abort signal (the time limit) starts with the task's running time.
- */
-function createThreadGroup(piscina: Piscina, threads: number, priorities: number) {
-  const waiting: Waiter[][] = Array.from({ length: priorities }, () => []);
-  let running = 0;
-  let queued = 0;
-
-  function dispatch() {
-    while (running < threads) {
-      const next = waiting.find((q) => q.length > 0)?.shift();
-      if (!next) return;
-      queued--;
-      running++;
-      next.go();
-    }
-  }
-
-  return {
-    piscina,
-    get pending() {
-      return running + queued;
-    },
-    /** Resolves when a thread is free for the task (counted as pending at once); `signal` takes it out of the queue. */
-    turn(priority: number, signal?: AbortSignal): Promise<void> {
-      if (running < threads && queued === 0) {
-        running++;
-        return Promise.resolve();
-      }
-      queued++;
-      return new Promise((go, fail) => {
-        const onAbort = () => {
-          const queue = waiting[priority];
-          const at = queue.indexOf(waiter);
-          if (at < 0) return;
-          queue.splice(at, 1);
-          queued--;
-          fail(givenUp());
-        };
-        const waiter: Waiter = {
-          go: () => (signal?.removeEventListener('abort', onAbort), go()),
-          fail: (error) => (signal?.removeEventListener('abort', onAbort), fail(error)),
-        };
-        waiting[priority].push(waiter);
-        signal?.addEventListener('abort', onAbort, { once: true });
-      });
-    },
-    release() {
-      running--;
-      dispatch();
-    },
-    /** Rejects every waiting task with a new `error()`. */
-    reject(error: () => Error) {
-      for (const queue of waiting) for (const waiter of queue.splice(0)) waiter.fail(error());
-      queued = 0;
-    },
-  };
-}
-
 const busy = () => new AppError('service_unavailable', 'the server is busy with other CPU-heavy requests; retry shortly', { headers: { 'retry-after': '1' } });
 const closing = () => new AppError('service_unavailable', 'the server is shutting down (its CPU pool closed before the task started); retry shortly', { headers: { 'retry-after': '1' } });
-const givenUp = () => new AppError('service_unavailable', 'the CPU task was given up (its caller is stopping); retry shortly', { headers: { 'retry-after': '1' } });
 const stopped = () => new AppError('service_unavailable', 'the server is shutting down (its CPU pool stopped the background task); retry shortly', { headers: { 'retry-after': '1' } });
 
 export function createCpuPool(options: CpuPoolOptions = {}): CpuPool {
@@ -199,26 +138,45 @@ export function createCpuPool(options: CpuPoolOptions = {}): CpuPool {
   const taskTimeoutMs = options.taskTimeoutMs ?? 60_000;
   const idleTimeout = options.idleTimeoutMs ?? 60_000;
   // Threads start on demand (an app that never previews a voice starts none) and leave when idle.
-  const main = createThreadGroup(new Piscina({ minThreads: 0, maxThreads: threads, idleTimeout }), threads, 2);
+  const liveQuietMs = options.liveQuietMs ?? 2000;
+  const main = createThreadGroup(new Piscina({ minThreads: 0, maxThreads: threads, idleTimeout }), threads, 2, () => lendIdleMainThreads());
   // piscina lowers each thread's priority as it starts (nice(2) through its optional dependency
   // @napi-rs/nice; on Linux it applies to the calling thread only, not to the process).
   const background = createThreadGroup(new Piscina({ minThreads: 0, maxThreads: backgroundThreads, idleTimeout, niceIncrement: BACKGROUND_NICE }), backgroundThreads, 1);
   let closed = false;
+  let lastLiveAt = Number.NEGATIVE_INFINITY;
+  let lendTimer: NodeJS.Timeout | undefined;
 
-  async function runIn<I, O>(group: typeof main, priority: number, task: CpuTask<I, O>, input: I, timeoutMs: number, given?: AbortSignal): Promise<O> {
+  /** Free main threads take waiting background tasks, once live work has been quiet long enough. */
+  function lendIdleMainThreads() {
+    if (closed || background.waiting === 0 || !main.idle) return;
+    const quietFor = performance.now() - lastLiveAt;
+    if (quietFor >= liveQuietMs) {
+      while (background.lend(main));
+    } else if (!lendTimer) {
+      lendTimer = setTimeout(() => {
+        lendTimer = undefined;
+        lendIdleMainThreads();
+      }, liveQuietMs - quietFor).unref();
+    }
+  }
+
+  async function runIn<I, O>(group: ThreadGroup, priority: number, task: CpuTask<I, O>, input: I, timeoutMs: number, given?: AbortSignal): Promise<O> {
     if (given?.aborted) throw givenUp();
-    await group.turn(priority, given);
+    const turn = group.turn(priority, given);
+    if (group === background) lendIdleMainThreads();
+    const on = await turn;
     try {
       const limit = AbortSignal.timeout(timeoutMs);
       const signal = given ? AbortSignal.any([limit, given]) : limit;
-      return (await group.piscina.run(input, { filename: task.module, name: task.name, signal })) as O;
+      return (await on.piscina.run(input, { filename: task.module, name: task.name, signal })) as O;
     } catch (error) {
       if (given?.aborted) throw givenUp();
       if ((error as Error)?.name === 'AbortError') throw new CpuTaskTimeoutError(task.name, timeoutMs);
-      if (closed && group === background) throw stopped();
+      if (closed && on === background) throw stopped();
       throw error;
     } finally {
-      group.release();
+      on.release();
     }
   }
 
@@ -241,11 +199,13 @@ export function createCpuPool(options: CpuPoolOptions = {}): CpuPool {
       // yields to: its limit (ten times the task limit) stops a task that never ends, not a busy machine.
       const timeoutMs = runOptions.timeoutMs ?? (lane === 'background' ? taskTimeoutMs * 10 : taskTimeoutMs);
       if (lane === 'background') return runIn(background, 0, task, input, timeoutMs, runOptions.signal);
+      if (lane === 'live') lastLiveAt = performance.now();
       return runIn(main, lane === 'live' ? 0 : 1, task, input, timeoutMs, runOptions.signal);
     },
 
     async close() {
       closed = true;
+      clearTimeout(lendTimer);
       main.reject(closing);
       background.reject(closing);
       await Promise.all([main.piscina.close(), background.piscina.destroy()]);

@@ -207,20 +207,24 @@ describe('after the call', () => {
     assert.ok((await rowOf(call.id)).post_call_attempts <= 2, 'a busy pool does not use up the attempts');
   });
 
-  it('a worker stopping while its recording waits for the busy background thread stops at once; the call is recorded later, no attempt used', async () => {
+  it('a worker stopping while its recording waits for a busy CPU pool stops at once; the call is recorded later, no attempt used', async () => {
     const { user, call } = await endedCall(t, {}, ['Hello, are you open tonight?', 'Goodbye!']);
     const cpu = t.platform.cpu;
     const gate = newGate();
     const hold = cpuTask<typeof heldTasks.hold>(new URL('../../platform/cpu-pool.test-tasks.ts', import.meta.url), 'hold');
-    const holders = Array.from({ length: cpu.backgroundThreads }, () => cpu.run(hold, { gate }, { lane: 'background', timeoutMs: 120_000 }));
-    while (holdersStarted(gate) < cpu.backgroundThreads) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Every thread held, the main ones too (a free main thread would take the encoding).
+    const holders = [
+      ...Array.from({ length: cpu.threads }, () => cpu.run(hold, { gate }, { timeoutMs: 120_000 })),
+      ...Array.from({ length: cpu.backgroundThreads }, () => cpu.run(hold, { gate }, { lane: 'background', timeoutMs: 120_000 })),
+    ];
+    while (holdersStarted(gate) < cpu.threads + cpu.backgroundThreads) await new Promise((resolve) => setTimeout(resolve, 5));
     await t.calls.postCall.start();
     // The worker has claimed the call and waits for the background thread, which stays held.
     while ((await rowOf(call.id)).post_call_attempts === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     let released = false;
     void Promise.all(holders).then(() => (released = true));
     await t.calls.postCall.stop();
-    assert.equal(released, false, 'stop() returned while the background thread was still held');
+    assert.equal(released, false, 'stop() returned while the threads were still held');
     const stopped = await rowOf(call.id);
     assert.equal(stopped.recording_status, 'pending');
     assert.equal(stopped.post_call_attempts, 0, 'giving up on a stop does not use up an attempt');
