@@ -8,13 +8,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
 import { systemClock } from '../src/platform/clock.ts';
-import { migrateToLatest, openDatabase } from '../src/platform/db/database.ts';
-import { createLogger } from '../src/platform/logging.ts';
 import { startReceiver } from '../src/modules/webhooks/test-receiver.ts';
 import { createWebhookWorker } from '../src/modules/webhooks/worker.ts';
+import { benchDataDir, buildBenchApp } from './support/bench-app.ts';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const SPEED = process.env.BENCH_SPEED ?? '100';
@@ -26,21 +23,10 @@ const percentile = (values: number[], p: number) => {
 };
 
 async function run(withWebhooks: boolean) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-bench-calls-'));
+  const dataDir = benchDataDir('calls');
   const receiver = await startReceiver();
   const arrivals = new Map<string, number>();
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    SANDBOX_SPEED: SPEED,
-    ALLOW_PRIVATE_URLS: 'true',
-    RATE_LIMIT_USER_PER_MIN: '1000000',
-    MAX_CONCURRENT_CALLS: '1000',
-    SIGNUP_CREDIT_USD: '100000',
-    LOG_LEVEL: 'silent',
-  });
-  const database = await openDatabase({ pgliteDir: path.join(dataDir, 'pglite') });
-  await migrateToLatest(database);
-  const { app, platform, calls } = await buildApp({ config, database, clock: systemClock, jwtSecret: 'x'.repeat(40), logger: createLogger({ level: 'silent' }) });
+  const { app, platform, calls, config, database } = await buildBenchApp(dataDir, { SANDBOX_SPEED: SPEED, ALLOW_PRIVATE_URLS: 'true', MAX_CONCURRENT_CALLS: '1000' });
   await app.ready();
   const webhooks = createWebhookWorker({ database, clock: systemClock, webhooks: config.webhooks, outbound: platform.outbound, logger: app.log, wake: platform.events.wake });
   const inject = (method: 'GET' | 'POST', url: string, token?: string, payload?: unknown) =>

@@ -11,13 +11,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { systemClock } from '../src/platform/clock.ts';
-import { migrateToLatest, openDatabase } from '../src/platform/db/database.ts';
-import { createLogger } from '../src/platform/logging.ts';
 import { RING_MS, type SandboxTelephony } from '../src/providers/telephony/sandbox.ts';
 import type { DialRequest } from '../src/runtime/ports.ts';
+import { benchDataDir, buildBenchApp } from './support/bench-app.ts';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);
 const BASELINE_CALLS = Number(process.env.BENCH_BASELINE_CALLS ?? 1000);
@@ -59,19 +55,8 @@ function dialLags(spans: Span[]): number[] {
 }
 
 async function setUp() {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-bench-campaigns-'));
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    SANDBOX_SPEED: String(SPEED),
-    ALLOW_PRIVATE_URLS: 'true',
-    RATE_LIMIT_USER_PER_MIN: '1000000',
-    MAX_CONCURRENT_CALLS: String(CONCURRENCY),
-    SIGNUP_CREDIT_USD: '100000',
-    LOG_LEVEL: 'silent',
-  });
-  const database = await openDatabase({ pgliteDir: path.join(dataDir, 'pglite') });
-  await migrateToLatest(database);
-  const built = await buildApp({ config, database, clock: systemClock, jwtSecret: 'x'.repeat(40), logger: createLogger({ level: 'silent' }), providers: { telephony: ringingTelephony() } });
+  const dataDir = benchDataDir('campaigns');
+  const built = await buildBenchApp(dataDir, { SANDBOX_SPEED: String(SPEED), ALLOW_PRIVATE_URLS: 'true', MAX_CONCURRENT_CALLS: String(CONCURRENCY) }, { providers: { telephony: ringingTelephony() } });
   await built.app.ready();
   const inject = (method: 'GET' | 'POST' | 'PATCH', url: string, token?: string, payload?: unknown, type?: string) =>
     built.app.inject({ method, url, payload: payload as object, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(type ? { 'content-type': type } : {}) } });
@@ -80,10 +65,10 @@ async function setUp() {
   const agent = (await inject('POST', '/v1/agents', token, { name: 'Ada', first_message: 'Hello, Ada here.' })).json();
   const close = async () => {
     await built.app.close();
-    await database.close();
+    await built.database.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
-  return { ...built, database, inject, token, agent, close };
+  return { ...built, inject, token, agent, close };
 }
 
 async function baseline() {

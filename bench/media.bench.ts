@@ -33,17 +33,14 @@ import path from 'node:path';
 import { monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
 import { createWalletRepo } from '../src/modules/wallet/repo.ts';
-import { systemClock } from '../src/platform/clock.ts';
 import { migrateToLatest, openDatabase } from '../src/platform/db/database.ts';
 import { newId } from '../src/platform/ids.ts';
-import { createLogger } from '../src/platform/logging.ts';
 import { startModuleWorker } from '../src/platform/module-worker.ts';
 import { startBackgroundEncodes } from './support/background-encodes.ts';
 import type { ClosedResult, MeasureResult, MediaClientsRequest, MediaClientsSettings, OpenResult } from './support/media-clients.ts';
 import { topCosts } from './support/profile.ts';
+import { benchDataDir, buildBenchApp } from './support/bench-app.ts';
 
 const LEVELS = (process.env.BENCH_LEVELS ?? '1,100,200,300').split(',').map(Number);
 const LEVEL_MS = Number(process.env.BENCH_LEVEL_MS ?? 15_000);
@@ -119,19 +116,8 @@ async function startClients(settings: MediaClientsSettings): Promise<Clients> {
 }
 
 async function measureSessions() {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-bench-media-'));
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    PUBLIC_BASE_URL: 'http://127.0.0.1',
-    RATE_LIMIT_USER_PER_MIN: '1000000',
-    RATE_LIMIT_IP_PER_MIN: '1000000',
-    MAX_CONCURRENT_CALLS: '1000',
-    SIGNUP_CREDIT_USD: '100000',
-    LOG_LEVEL: 'silent',
-  });
-  const database = await openDatabase({ pgliteDir: path.join(dataDir, 'pglite') });
-  await migrateToLatest(database);
-  const { app, voice, platform } = await buildApp({ config, database, clock: systemClock, jwtSecret: 'x'.repeat(40), logger: createLogger({ level: 'silent' }) });
+  const dataDir = benchDataDir('media');
+  const { app, voice, platform, database } = await buildBenchApp(dataDir, { MAX_CONCURRENT_CALLS: '1000' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   // As the served process (src/server.ts) does once listening.
   voice.service.prepareMedia();

@@ -101,6 +101,9 @@ export async function buildApp(
     // Every logger gets the server's serializers: redacted URLs, errors without query values or secrets.
     loggerInstance: inputs.logger ? withLogSerializers(inputs.logger) : createLogger({ level: config.logLevel }),
     bodyLimit: 1024 * 1024,
+    // A plugin's start (migrations, the demo workspace, swagger-ui's files) may take well over
+    // Fastify's default 10 s on a loaded machine: a slow start is not a hung plugin.
+    pluginTimeout: 120_000,
     // The router's own refusals (bad percent-encoding, over-long parameters) as problem+json.
     frameworkErrors,
     clientErrorHandler,

@@ -1,15 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import { MPEGDecoder } from 'mpg123-decoder';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { systemClock } from '../../src/platform/clock.ts';
-import { migrateToLatest, openDatabase } from '../../src/platform/db/database.ts';
-import { createLogger } from '../../src/platform/logging.ts';
+import { type CallJson, callSignature, decodedMs } from '../../test/support/recordings.ts';
 import { prng } from '../prng.ts';
+import { benchDataDir, buildBenchApp } from './bench-app.ts';
 
 // Sandbox calls through the real app under load (issue 26), the second part of `npm run bench -- calls`.
 // One process: buildApp on PGlite in a temp DATA_DIR with the dialer and the post-call job running as
@@ -44,40 +39,11 @@ const percentile = (values: number[], p: number) => {
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface CallJson {
-  id: string;
-  status: string;
-  end_reason: string;
-  duration_ms: number;
-  cost_usd: number;
-  latency: unknown;
-  transcript: unknown[];
-}
-const signature = ({ status, end_reason, transcript, duration_ms, cost_usd, latency }: CallJson) => JSON.stringify({ status, end_reason, transcript, duration_ms, cost_usd, latency });
-
-async function decodedMs(mp3: Buffer): Promise<number> {
-  const decoder = new MPEGDecoder();
-  await decoder.ready;
-  const { samplesDecoded, sampleRate } = decoder.decode(new Uint8Array(mp3));
-  decoder.free();
-  return (samplesDecoded / sampleRate) * 1000;
-}
+const signature = (call: CallJson) => JSON.stringify(callSignature(call));
 
 async function start() {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-bench-sandbox-'));
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    PUBLIC_BASE_URL: 'http://127.0.0.1',
-    RATE_LIMIT_USER_PER_MIN: '1000000',
-    RATE_LIMIT_IP_PER_MIN: '1000000',
-    SIGNUP_CREDIT_USD: '100000',
-    SANDBOX_SPEED: SPEED,
-    CALLS_PER_PROCESS: String(Math.max(...LEVELS, HANGUP_CALLS)),
-    LOG_LEVEL: 'silent',
-  });
-  const database = await openDatabase({ pgliteDir: path.join(dataDir, 'pglite') });
-  await migrateToLatest(database);
-  const { app, platform, calls } = await buildApp({ config, database, clock: systemClock, jwtSecret: 'x'.repeat(40), logger: createLogger({ level: 'silent' }) });
+  const dataDir = benchDataDir('sandbox');
+  const { app, platform, calls, database } = await buildBenchApp(dataDir, { SANDBOX_SPEED: SPEED, CALLS_PER_PROCESS: String(Math.max(...LEVELS, HANGUP_CALLS)) });
   await app.ready();
   await calls.worker.start();
   await calls.postCall.start();

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { MPEGDecoder } from 'mpg123-decoder';
 import { buildTestApp, type TestApp } from '../../../test/support/app.ts';
 import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
+import { decodedMs } from '../../../test/support/recordings.ts';
 import { cpuTask } from '../../platform/cpu-pool.ts';
 import type * as heldTasks from '../../platform/cpu-pool.test-tasks.ts';
 import { holdersStarted, newGate, openGate } from '../../platform/cpu-pool.test-tasks.ts';
@@ -27,13 +27,6 @@ const receiver = await startReceiver();
 after(() => receiver.close());
 const topic = [{ name: 'topic', type: 'string', description: 'what the caller asked about' }];
 
-async function decodedMs(mp3: Buffer): Promise<number> {
-  const decoder = new MPEGDecoder();
-  await decoder.ready;
-  const { samplesDecoded, sampleRate } = decoder.decode(new Uint8Array(mp3));
-  decoder.free();
-  return (samplesDecoded * 1000) / sampleRate;
-}
 
 /** The call's events of `type` written to the outbox. */
 async function eventsOf(callId: string, type: string) {

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { after, before, describe, it } from 'node:test';
-import { MPEGDecoder } from 'mpg123-decoder';
 import { buildTestApp, type TestApp } from '../../../test/support/app.ts';
 import { signUp } from '../../../test/support/fixtures.ts';
+import { type CallJson, callSignature as signature, decodedMs } from '../../../test/support/recordings.ts';
 import { as, createCallAgent, placeCall, waitForRecording } from './test-helpers.ts';
 
 const TERMINAL = new Set(['completed', 'transferred', 'voicemail', 'failed', 'busy', 'no_answer', 'canceled']);
@@ -28,29 +28,6 @@ function hogEveryCore(): () => Promise<void> {
   };
 }
 
-async function decodedMs(mp3: Buffer): Promise<number> {
-  const decoder = new MPEGDecoder();
-  await decoder.ready;
-  const { samplesDecoded, sampleRate } = decoder.decode(new Uint8Array(mp3));
-  decoder.free();
-  return (samplesDecoded / sampleRate) * 1000;
-}
-
-interface CallJson {
-  id: string;
-  status: string;
-  end_reason: string;
-  duration_ms: number;
-  cost_usd: number;
-  latency: unknown;
-  transcript: Array<{ role: string; interrupted?: boolean; latency_ms?: number; timings?: unknown }>;
-}
-
-/** What must not change from one run to the next. */
-function signature(call: CallJson) {
-  const { transcript, duration_ms, cost_usd, latency, status, end_reason } = call;
-  return { status, end_reason, transcript, duration_ms, cost_usd, latency };
-}
 
 /** The first speed's lone call: every other speed must give the very same call. */
 let firstSpeed: { speed: string; signature: ReturnType<typeof signature> } | null = null;
