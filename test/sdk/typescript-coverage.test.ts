@@ -61,10 +61,11 @@ describe('TypeScript SDK coverage of openapi.json', () => {
     assert.match(result.stderr, /operations\.ts/);
   });
 
-  it(`every one of the ${operations.length} operations is a client method sending its method and path`, async () => {
+  it(`every one of the ${operations.length} operations is a client method sending its method and path (and the User-Agent)`, async () => {
     const sent: { method: string; path: string; auth: boolean }[] = [];
     const fetch = async (url: string | URL | Request, init?: RequestInit) => {
       const headers = (init?.headers ?? {}) as Record<string, string>;
+      assert.equal(headers['user-agent'], 'voice-agent-platform-typescript/1.4.0');
       sent.push({ method: String(init?.method), path: new URL(String(url)).pathname, auth: 'authorization' in headers });
       const page = { data: [], has_more: false, next_cursor: null, access_token: 'a', refresh_token: 'r', expires_in: 60 };
       return new Response(JSON.stringify(page), { status: 200, headers: { 'content-type': 'application/json' } });

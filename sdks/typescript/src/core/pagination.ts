@@ -18,6 +18,14 @@ export class PageIterator<T, P extends Page<T> = Page<T>> implements AsyncIterab
     return this.first.then(onFulfilled, onRejected);
   }
 
+  catch<B = never>(onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<P | B> {
+    return this.then(undefined, onRejected);
+  }
+
+  finally(onFinally?: (() => void) | null): Promise<P> {
+    return this.then().finally(onFinally);
+  }
+
   /** Every page, in order. */
   async *pages(): AsyncGenerator<P> {
     let cursor: string | undefined;
