@@ -79,7 +79,8 @@ export class Core {
       await response.body?.cancel();
       return undefined as T;
     }
-    return (await response.json()) as T;
+    const text = await response.text();
+    return (text ? JSON.parse(text) : undefined) as T;
   }
 
   paginate<P extends Page<unknown>>(spec: RequestSpec, options: RequestOptions = {}): PageIterator<P['data'][number], P> {
@@ -171,6 +172,8 @@ export class Core {
       throw new ApiConnectionError(`${init.method} ${url}: ${(error as Error)?.message ?? error}`, { cause: error });
     } finally {
       clearTimeout(timer);
+      // A download's body is the caller's to cancel from here on (download.stream().cancel()).
+      options.signal?.removeEventListener('abort', onAbort);
     }
   }
 }
