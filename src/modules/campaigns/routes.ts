@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import { invalidField } from '../../platform/errors.ts';
 import { registerMultipartForm } from '../../platform/http/multipart-form.ts';
-import { ListOf, NoContent } from '../../platform/http/schemas.ts';
+import { ListOf, mediaBody, NoContent } from '../../platform/http/schemas.ts';
 import { pageRequest } from '../../platform/pagination.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { MAX_UPLOAD_BYTES } from './contacts-csv.ts';
@@ -140,7 +139,7 @@ export function campaignsRoutes(platform: Platform, campaigns: CampaignsModule):
           summary: 'Results as CSV (text/csv): one row per contact with its latest call, variables and extracted fields',
           tags,
           params: CampaignParams,
-          response: { 200: Type.String({ description: 'CSV with a header row', contentMediaType: 'text/csv' }) },
+          response: { 200: mediaBody('text/csv', 'CSV with a header row') },
         },
         config: read,
       },

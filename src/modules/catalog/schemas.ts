@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { VOICE_GENDERS } from '../../providers/tts/port.ts';
+import { mediaBody } from '../../platform/http/schemas.ts';
 import { AgentCreate } from '../agents/schemas.ts';
 
 // The catalog: voices agents can speak with (built-in and configured TTS providers) and agent
@@ -37,10 +38,7 @@ export const PreviewQuery = Type.Object({
   text: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'Text to speak instead of the sample sentence' })),
 });
 
-export const Mp3Audio = {
-  description: 'MP3 audio (audio/mpeg)',
-  content: { 'audio/mpeg': { schema: { type: 'string', format: 'binary' } } },
-} as const;
+export const Mp3Audio = mediaBody('audio/mpeg', 'MP3 audio', { binary: true });
 
 export const NotModified = Type.Null({ description: 'Not modified (If-None-Match matched the ETag)' });
 

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import twilio from 'twilio';
 import { Type } from 'typebox';
 import { assertAcceptableBody } from '../../platform/http/input-guard.ts';
+import { mediaBody } from '../../platform/http/schemas.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { TWILIO_PATHS } from '../../providers/telephony/twilio.ts';
@@ -22,7 +23,7 @@ const TwilioForm = Type.Record(Type.String({ maxLength: 64 }), Type.String({ max
   description: "Twilio's request parameters (application/x-www-form-urlencoded: CallSid, From, To, CallStatus, AnsweredBy …)",
 });
 const CallQuery = Type.Object({ call_id: Type.Optional(Type.String({ maxLength: 64, description: 'Our call id, on the callbacks of outbound calls' })) }, { additionalProperties: false });
-const TwiML = Type.String({ description: 'TwiML', contentMediaType: 'text/xml' });
+const TwiML = mediaBody('text/xml', 'TwiML');
 const SignatureHeaders = Type.Object({ 'x-twilio-signature': Type.Optional(Type.String({ maxLength: 512, description: "Twilio's signature of the URL and parameters" })) });
 
 export function telephonyRoutes(platform: Platform, calls: CallsModule): FastifyPluginAsyncTypebox {

@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, notFound } from '../../platform/errors.ts';
-import { IdParams } from '../../platform/http/schemas.ts';
+import { IdParams, mediaBody } from '../../platform/http/schemas.ts';
 import { idPattern } from '../../platform/ids.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { NotModified } from '../catalog/schemas.ts';
@@ -81,7 +81,7 @@ export function publicWidgetRoutes(platform: Platform, service: WidgetsService, 
           summary: 'The widget script (public): `<script src="…/embed.js" async>` adds a chat button and panel to the page; cached a day, ETag',
           tags,
           params: Params,
-          response: { 200: Type.String({ description: 'JavaScript', contentMediaType: 'application/javascript' }), 304: NotModified },
+          response: { 200: mediaBody('text/javascript', 'The widget script'), 304: NotModified },
         },
         config: open,
         onRequest: guard,
@@ -90,7 +90,7 @@ export function publicWidgetRoutes(platform: Platform, service: WidgetsService, 
         reply.header('Cache-Control', 'public, max-age=86400').header('ETag', embed.etag);
         const match = request.headers['if-none-match'];
         if (match?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === embed.etag)) return reply.code(304).send(null);
-        return reply.type('application/javascript; charset=utf-8').send(embed.source as unknown as string);
+        return reply.type('text/javascript; charset=utf-8').send(embed.source as unknown as string);
       },
     );
 
@@ -120,7 +120,7 @@ export function publicWidgetRoutes(platform: Platform, service: WidgetsService, 
           summary: 'The widget on a neutral HTML page, under the branding of the domain it is served on (public)',
           tags,
           params: Params,
-          response: { 200: Type.String({ description: 'HTML page', contentMediaType: 'text/html' }) },
+          response: { 200: mediaBody('text/html', 'HTML page') },
         },
         config: open,
         onRequest: guard,

@@ -180,7 +180,7 @@ describe('public widget endpoints', () => {
     const widget = await createWidget(t, user, { agent_id: (await createCallAgent(t, user)).id });
     const res = await t.request({ method: 'GET', url: `/v1/widgets/${widget.id}/embed.js` });
     assert.equal(res.statusCode, 200);
-    assert.equal(res.headers['content-type'], 'application/javascript; charset=utf-8');
+    assert.equal(res.headers['content-type'], 'text/javascript; charset=utf-8');
     assert.equal(res.headers['cache-control'], 'public, max-age=86400');
     const etag = String(res.headers.etag);
     assert.match(etag, /^"[\w-]+"$/);

@@ -63,5 +63,15 @@ export const IdParams = (description: string) => Type.Object({ id: Type.String({
 
 export const EmptyBody = Type.Object({}, { additionalProperties: false });
 
+/**
+ * A success body that is not JSON, documented under its real media type so that generators and
+ * SDKs read it as bytes or text (OpenAPI only: the handler sends a string, Buffer or stream as is,
+ * and Fastify serialises nothing for a non-JSON content type). `binary` for audio and the like.
+ */
+export function mediaBody(mediaType: string, description: string, options: { binary?: boolean } = {}) {
+  const schema = options.binary ? { type: 'string', format: 'binary' } : { type: 'string' };
+  return { description, content: { [mediaType]: { schema } } };
+}
+
 /** 204 No Content. */
 export const NoContent = Type.Null({ description: 'No content' });

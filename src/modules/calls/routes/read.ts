@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { workspaceOf } from '../../../platform/auth/authenticate.ts';
 import type { BlobStore } from '../../../platform/blobs/port.ts';
 import { AppError, invalidState, notFound } from '../../../platform/errors.ts';
-import { IdParams, ListOf, NoContent } from '../../../platform/http/schemas.ts';
+import { IdParams, ListOf, mediaBody, NoContent } from '../../../platform/http/schemas.ts';
 import { pageRequest, toPage } from '../../../platform/pagination.ts';
 import { toE164 } from '../../../platform/phone.ts';
 import { type CallRow, type CallsRepo, presentCall } from '../repo.ts';
@@ -110,7 +110,7 @@ export function callReadRoutes(deps: ReadRouteDeps): FastifyPluginAsyncTypebox {
           summary: `Calls as CSV (text/csv), newest first, with the list's filters; at most ${EXPORT_MAX_ROWS} rows`,
           tags,
           querystring: Type.Omit(CallListQuery, ['limit', 'cursor']),
-          response: { 200: Type.String({ description: 'CSV with a header row', contentMediaType: 'text/csv' }) },
+          response: { 200: mediaBody('text/csv', 'CSV with a header row') },
         },
         config: read,
       },
@@ -162,7 +162,12 @@ export function callReadRoutes(deps: ReadRouteDeps): FastifyPluginAsyncTypebox {
           tags,
           params: CallParams,
           querystring: SignedQuery,
-          response: { 200: TranscriptDocument },
+          response: {
+            200: {
+              description: 'The transcript',
+              content: { 'application/json': { schema: TranscriptDocument }, 'text/plain': { schema: { type: 'string', description: 'One line per entry: `agent: …` / `user: …`' } } },
+            },
+          },
         },
         config: readOrSigned,
       },
@@ -189,8 +194,8 @@ export function callReadRoutes(deps: ReadRouteDeps): FastifyPluginAsyncTypebox {
             params: CallParams,
             querystring: SignedQuery,
             response: {
-              200: Type.String({ description: 'MP3 audio', contentMediaType: 'audio/mpeg' }),
-              206: Type.String({ description: 'Part of the MP3 audio', contentMediaType: 'audio/mpeg' }),
+              200: mediaBody('audio/mpeg', 'MP3 audio', { binary: true }),
+              206: mediaBody('audio/mpeg', 'Part of the MP3 audio (Range)', { binary: true }),
             },
           },
           config: readOrSigned,

@@ -1,0 +1,111 @@
+import { ApiError } from './errors.js';
+
+// Credentials and the tokens of a login. With an API key every request carries the key. With
+// email and password the SDK logs in at the first request, and when the access token expires
+// (401 `token_expired`) it refreshes it once for every request in flight: they all wait on the
+// same refresh, then resend. A refresh token that no longer works falls back to the password.
+
+/** What `onTokens` is told after every login and refresh: persist it to resume later. */
+export interface Tokens {
+  accessToken: string;
+  refreshToken: string;
+  /** When the access token expires (milliseconds since the epoch). */
+  expiresAt: number;
+}
+
+export interface Credentials {
+  /** An `sk_` API key (server side). */
+  apiKey?: string;
+  email?: string;
+  password?: string;
+  /** Tokens saved from an earlier `onTokens` (resume without the password). */
+  accessToken?: string;
+  refreshToken?: string;
+  /** Called with the new tokens after every login and refresh. */
+  onTokens?: (tokens: Tokens) => void | Promise<void>;
+}
+
+interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+}
+
+export type TokenCall = (path: '/v1/auth/login' | '/v1/auth/refresh', body: Record<string, string>) => Promise<TokenPair>;
+
+export class TokenManager {
+  private accessToken: string | undefined;
+  private refreshToken: string | undefined;
+  private expiresAt = 0;
+  private pending: Promise<void> | undefined;
+
+  constructor(
+    private readonly credentials: Credentials,
+    private readonly call: TokenCall,
+  ) {
+    this.accessToken = credentials.accessToken;
+    this.refreshToken = credentials.refreshToken;
+  }
+
+  /** Whether a 401 `token_expired` can be cured here. */
+  get canRefresh(): boolean {
+    return !this.credentials.apiKey && Boolean(this.refreshToken || this.hasPassword);
+  }
+
+  get tokens(): Tokens | undefined {
+    return this.accessToken && this.refreshToken ? { accessToken: this.accessToken, refreshToken: this.refreshToken, expiresAt: this.expiresAt } : undefined;
+  }
+
+  private get hasPassword(): boolean {
+    return Boolean(this.credentials.email && this.credentials.password);
+  }
+
+  /** The bearer for the next request (logging in first when only a password is known). */
+  async bearer(): Promise<string | undefined> {
+    if (this.credentials.apiKey) return this.credentials.apiKey;
+    if (!this.accessToken && this.hasPassword) await this.once(() => this.login());
+    return this.accessToken;
+  }
+
+  /** Cures `stale`, the token a request was refused with; concurrent callers share one refresh. */
+  async refreshAfter(stale: string): Promise<void> {
+    if (this.accessToken !== stale && this.accessToken) return;
+    await this.once(() => this.refresh());
+  }
+
+  async store(pair: TokenPair): Promise<void> {
+    this.accessToken = pair.access_token;
+    this.refreshToken = pair.refresh_token;
+    this.expiresAt = Date.now() + pair.expires_in * 1000;
+    await this.credentials.onTokens?.(this.tokens!);
+  }
+
+  clear(): void {
+    this.accessToken = undefined;
+    this.refreshToken = undefined;
+    this.expiresAt = 0;
+  }
+
+  private once(work: () => Promise<void>): Promise<void> {
+    this.pending ??= work().finally(() => {
+      this.pending = undefined;
+    });
+    return this.pending;
+  }
+
+  private async login(): Promise<void> {
+    await this.store(await this.call('/v1/auth/login', { email: this.credentials.email!, password: this.credentials.password! }));
+  }
+
+  private async refresh(): Promise<void> {
+    if (this.refreshToken) {
+      try {
+        return await this.store(await this.call('/v1/auth/refresh', { refresh_token: this.refreshToken }));
+      } catch (error) {
+        if (!(error instanceof ApiError && error.status === 401 && this.hasPassword)) throw error;
+      }
+    }
+    if (!this.hasPassword) throw new Error('the session expired and there is no password to log in again');
+    await this.login();
+  }
+}

@@ -1,0 +1,32 @@
+import { type TestApp, buildTestApp } from '../support/app.ts';
+import { closeAtEnd } from '../support/cleanup.ts';
+import { freePort } from '../support/ports.ts';
+import { createWebhookWorker } from '../../src/modules/webhooks/worker.ts';
+
+// The real platform for the SDKs' tests: the app on this file's test database, listening on
+// 127.0.0.1 with its workers running (the dialer, after-the-call jobs, webhook deliveries), as
+// `npm start` runs it, with 2-second access tokens so that a flow meets their expiry.
+
+export interface RunningPlatform {
+  t: TestApp;
+  baseURL: string;
+}
+
+export async function startPlatform(env: Record<string, string> = {}): Promise<RunningPlatform> {
+  const port = await freePort();
+  const baseURL = `http://127.0.0.1:${port}`;
+  const t = await buildTestApp({ env: { ACCESS_TOKEN_TTL_SECONDS: '2', SANDBOX_SPEED: 'max', PUBLIC_BASE_URL: baseURL, ...env } });
+  const p = t.platform;
+  const webhooks = createWebhookWorker({ database: p.database, clock: p.clock, webhooks: p.config.webhooks, outbound: p.outbound, logger: p.logger, wake: p.events.wake });
+  await webhooks.start();
+  await t.calls.worker.start();
+  await t.calls.postCall.start();
+  // Closers run last registered first: the workers stop before the app (registered earlier) closes.
+  closeAtEnd(async () => {
+    await webhooks.stop();
+    await t.calls.worker.stop();
+    await t.calls.postCall.stop();
+  });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  return { t, baseURL };
+}
