@@ -4,10 +4,11 @@ import { buildTestApp, type TestApp } from '../../../test/support/app.ts';
 import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
 import { newId } from '../../platform/ids.ts';
 import { callCost } from './journal.ts';
-import { as, createCallAgent } from './test-helpers.ts';
+import { as, createCallAgent, placeCall, waitForEnd } from './test-helpers.ts';
 
 // What a call costs and who may keep it alive: billed seconds are started seconds (callCost); a
-// call whose process died is billed up to its last lease renewal, not its lease expiry (the
+// live call ends before its cost passes the balance (whole affordable seconds only); a call whose
+// process died is billed up to its last lease renewal, not its lease expiry (the
 // sweep in ownership.ts), read back over HTTP with the wallet's ledger; and a lease is renewed
 // only by its holder (journal.renew), so a process that lost a call cannot take it back.
 
@@ -56,6 +57,22 @@ async function insertLiveCall(t: TestApp, user: TestUser, input: { answeredAt: D
   await t.platform.db.insertInto('call_status_events').values({ call_id: id, seq: 1, status: 'in_progress', at: input.answeredAt }).execute();
   return id;
 }
+
+describe('a live call and the balance', () => {
+  it('ends within the whole seconds the balance pays for: 5.33 s worth bills 5 s and leaves the rest', async () => {
+    const user = await signUp(t);
+    const agent = await createCallAgent(t, user);
+    const perSecond = RATE_MICROS / 60;
+    const balance = Math.round(perSecond * 5 + perSecond / 3);
+    await t.platform.db.updateTable('wallets').set({ balance_micros: balance }).where('workspace_id', '=', user.workspaceId).execute();
+    const call = await waitForEnd(t, user, (await placeCall(t, user, { agent_id: agent.id, to: '+15550100200', simulation: { caller_script: [] } })).id);
+    assert.equal(call.end_reason, 'insufficient_balance');
+    assert.equal(call.duration_seconds, 5);
+    assert.ok(call.duration_ms > 4000 && call.duration_ms <= 5000, `ended after ${call.duration_ms} ms`);
+    const wallet = (await t.request({ method: 'GET', url: '/v1/wallet', ...as(user) })).json();
+    assert.equal(Math.round(wallet.balance_usd * 1e6), balance - Math.round((5 * RATE_MICROS) / 60), 'never below zero');
+  });
+});
 
 describe('a call whose process died', () => {
   it('is billed up to its last renewal in started seconds (1.2 s → 2 s), not up to its lease expiry: call, ledger and wallet agree', async () => {
