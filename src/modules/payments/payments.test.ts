@@ -105,6 +105,28 @@ describe('payments on the sandbox', () => {
     assert.equal(failed.length, 1, 'a declined recharge is tried once per crossing');
   });
 
+  it('auto-recharge at the threshold exactly: not at it, one micro-dollar below it; back at it exactly arms it again', async () => {
+    const user = await signUp(t);
+    const set = await t.request({ method: 'PATCH', url: '/v1/wallet', ...as(user), payload: { threshold_usd: 5, auto_recharge: { enabled: true, amount_usd: 20, payment_method: 'pm_card_declined' } } });
+    assert.equal(set.statusCode, 200, set.body);
+    const entry = (micros: number) =>
+      t.platform.db.transaction().execute((tx) => createWalletRepo().applyEntry(tx, { workspaceId: user.workspaceId, type: micros < 0 ? 'call' : 'adjustment', amountMicros: micros, description: 'test', now: new Date() }));
+    const attempts = async () => (await t.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data.length as number;
+
+    await entry(-5_000_000); // 10 → 5: at the threshold, not below it
+    assert.equal(await t.payments.worker.runDueOnce(), 0);
+    await entry(-1); // 4.999999: below
+    assert.equal(await t.payments.worker.runDueOnce(), 1);
+    assert.equal(await attempts(), 1, 'declined: the balance stays below and the latch stays disarmed');
+    assert.equal(await t.payments.worker.runDueOnce(), 0);
+
+    await entry(1); // back at 5 exactly: armed again
+    await t.request({ method: 'PATCH', url: '/v1/wallet', ...as(user), payload: { auto_recharge: { payment_method: 'pm_card_visa' } } });
+    await entry(-1); // below again: a new crossing
+    assert.equal(await t.payments.worker.runDueOnce(), 1);
+    assert.equal(await balanceOf(t, user), 24.999999);
+  });
+
   it('a settled payment never changes: later provider events with other ids (failed, succeeded again) are recorded and ignored', async () => {
     const user = await signUp(t);
     const topUp = await t.request({ method: 'POST', url: '/v1/payments/topup', ...as(user), payload: { amount_usd: 20, payment_method: 'pm_card_visa' } });
