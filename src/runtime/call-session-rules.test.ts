@@ -17,8 +17,9 @@ import { createVirtualClock, type VirtualClock } from './virtual-clock.ts';
 // `isSpeech` dependency), so the caller speaks for an exact number of 20 ms frames.
 // - barge-in: caller speech of exactly barge_in_min_ms while the agent talks interrupts it; one
 //   frame less does not;
-// - silence: "are you still there?" is asked after each silence that follows the caller's speech,
-//   and only a silence right after the prompt ends the call.
+// - silence: "are you still there?" is asked silence_timeout_seconds after the agent stopped, after
+//   each silence that follows the caller's speech, and only a silence right after the prompt ends
+//   the call; max_duration_seconds ends it at that time.
 
 const speech = createRuntimeSpeech(createTtsRegistry());
 const engine = createDialogueEngine({
@@ -147,6 +148,23 @@ describe('call session rules at their boundaries', () => {
     assert.equal(outcome.transcript[0].interrupted, undefined);
     assert.equal(outcome.transcript.filter((e) => e.role === 'user').length, 0);
     assert.equal(outcome.endReason, 'max_duration');
+  });
+
+  it('max duration: the call ends at max_duration_seconds exactly, not later', async () => {
+    const outcome = await converse({ max_duration_seconds: 3, silence_timeout_seconds: 60 }, {});
+    assert.equal(outcome.endReason, 'max_duration');
+    assert.equal(outcome.durationMs, 3000);
+  });
+
+  it('silence: "are you still there?" comes silence_timeout_seconds after the agent stopped, to the frame', async () => {
+    const outcome = await converse({ silence_timeout_seconds: 2 }, {});
+    const [greeting, prompt] = outcome.transcript;
+    assert.equal(prompt.text, STILL_THERE_PROMPT);
+    const wait = prompt.start_ms - greeting.end_ms;
+    assert.ok(wait >= 2000 && wait <= 2000 + FRAME_MS, `asked ${wait} ms after the greeting`);
+    assert.equal(outcome.endReason, 'silence_timeout');
+    const end = outcome.durationMs - prompt.end_ms;
+    assert.ok(end >= 2000 && end <= 2000 + FRAME_MS, `ended ${end} ms after the prompt`);
   });
 
   it('silence: the caller answering "are you still there?" re-arms the question; a later silence asks again before ending', async () => {
