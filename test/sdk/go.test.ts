@@ -40,8 +40,12 @@ function check(document?: unknown) {
 function go(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; output: string }> {
   const child = spawn('go', args, { cwd: sdk, env: { ...goEnv, ...env } });
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => void (output += chunk));
-  child.stderr.on('data', (chunk: Buffer) => void (output += chunk));
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk;
+  });
   return new Promise((resolve) => child.on('close', (status) => resolve({ status, output })));
 }
 

@@ -104,7 +104,6 @@ const comment = (text, pad = '') =>
         .join('\n')}\n`
     : '';
 
-const IDENT = /^[A-Za-z][A-Za-z0-9_ ]*$/;
 const meaningful = (schema) => schema && typeof schema === 'object' && Object.keys(schema).some((k) => !['description', 'examples', 'default', 'title'].includes(k));
 const isNull = (schema) => schema?.type === 'null' || (Array.isArray(schema?.enum) && schema.enum.length === 1 && schema.enum[0] === null);
 
