@@ -97,6 +97,24 @@ describe('a call whose process died', () => {
     assert.equal(Math.round((balanceBefore - balanceAfter) * 1e6), cost);
   });
 
+  it('is billed its length on its own clock at the last renewal: a sandbox call, 31 s of call in 1.2 s of wall (not 1.2 s × SANDBOX_SPEED 20)', async () => {
+    const user = await signUp(t);
+    const now = t.platform.clock.now().getTime();
+    const answeredAt = new Date(now - 60_000);
+    const lastRenewedAt = new Date(answeredAt.getTime() + 1200);
+    const holder = 'dead-host:2:00000000';
+    const id = await insertLiveCall(t, user, { answeredAt, lastRenewedAt, leaseExpiresAt: new Date(now + 30_000), holder, provider: 'sandbox' });
+    await t.calls.journal.renew(holder, [{ id, elapsedMs: 31_000 }], 30_000);
+    await t.platform.db.updateTable('calls').set({ lease_expires_at: new Date(now - 1000) }).where('id', '=', id).execute();
+
+    await t.calls.worker.sweepOnce();
+
+    const call = (await t.request({ method: 'GET', url: `/v1/calls/${id}`, ...as(user) })).json();
+    assert.deepEqual([call.status, call.error?.code], ['failed', 'runtime_lost']);
+    assert.equal(call.duration_ms, 31_000, 'its own clock, not the wall time times SANDBOX_SPEED');
+    assert.equal(call.cost_usd, Math.round((31 * RATE_MICROS) / 60) / 1e6);
+  });
+
   it('is not ended while its lease runs (renewed a moment ago)', async () => {
     const user = await signUp(t);
     const now = t.platform.clock.now().getTime();
@@ -114,13 +132,17 @@ describe('lease fence: journal.renew', () => {
     const id = await insertLiveCall(t, user, { answeredAt: new Date(now - 10_000), lastRenewedAt: new Date(now - 1000), leaseExpiresAt: expires, holder: 'new-host:2:bbbbbbbb' });
     const lease = () => t.platform.db.selectFrom('calls').select(['lease_holder', 'lease_expires_at']).where('id', '=', id).executeTakeFirstOrThrow();
 
-    assert.deepEqual(await t.calls.journal.renew('old-host:1:aaaaaaaa', [id], 60_000), []);
+    assert.deepEqual(await t.calls.journal.renew('old-host:1:aaaaaaaa', [{ id, elapsedMs: 99_000 }], 60_000), []);
     const kept = await lease();
     assert.equal(kept.lease_holder, 'new-host:2:bbbbbbbb');
     assert.equal(new Date(kept.lease_expires_at as Date).getTime(), expires.getTime(), 'the lost holder did not extend it');
 
-    const renewed = await t.calls.journal.renew('new-host:2:bbbbbbbb', [id], 60_000);
+    const elapsed = async () => (await t.platform.db.selectFrom('calls').select('live_elapsed_ms').where('id', '=', id).executeTakeFirstOrThrow()).live_elapsed_ms;
+    assert.equal(await elapsed(), null, 'nor wrote its length');
+
+    const renewed = await t.calls.journal.renew('new-host:2:bbbbbbbb', [{ id, elapsedMs: 9000 }], 60_000);
     assert.deepEqual(renewed.map((r) => r.id), [id]);
     assert.ok(new Date((await lease()).lease_expires_at as Date).getTime() > expires.getTime());
+    assert.equal(await elapsed(), 9000);
   });
 });

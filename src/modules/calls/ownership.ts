@@ -7,6 +7,7 @@ import { findLostCalls } from './dialer-sql.ts';
 import type { CallJournal } from './journal.ts';
 import { deleteRawBlock, savedRawSamples } from './raw-tracks.ts';
 import type { CallRunner } from './runner.ts';
+import type { CallRow } from './repo.ts';
 import type { CallControl } from './tables.ts';
 import { BLOCK_SAMPLES } from '../../runtime/audio/recorder.ts';
 
@@ -33,7 +34,7 @@ export function createCallOwnership(deps: OwnershipDeps) {
   const { db, clock, journal, runner, logger } = deps;
 
   async function renew(): Promise<void> {
-    const rows = await journal.renew(runner.holder, runner.liveIds(), deps.leaseMs);
+    const rows = await journal.renew(runner.holder, runner.liveElapsed(), deps.leaseMs);
     for (const row of rows) {
       const control = row.control as CallControl | null;
       if (!control) continue;
@@ -50,12 +51,7 @@ export function createCallOwnership(deps: OwnershipDeps) {
     let ended = 0;
     for (const row of lost) {
       const agent = await loadCallAgent(db, row.workspace_id, row.agent_id);
-      const answered = row.answered_at ? new Date(row.answered_at).getTime() : null;
-      const renewed = row.last_renewed_at ? new Date(row.last_renewed_at).getTime() : null;
-      const wallMs = answered !== null && renewed !== null ? Math.max(0, renewed - answered) : 0;
-      // A sandbox call's virtual time ran at most SANDBOX_SPEED times the wall (unbounded at `max`), never past the agent's limit.
-      const sandboxMs = wallMs === 0 ? 0 : Math.min(wallMs * deps.sandboxSpeed, agent ? agent.max_duration_seconds * 1000 : wallMs);
-      const durationMs = Math.round(row.provider === 'sandbox' ? sandboxMs : wallMs);
+      const durationMs = lostCallDurationMs(row, agent?.max_duration_seconds ?? null, deps.sandboxSpeed);
       const recordingSamples = await savedRawSamples(deps.blobs, row.workspace_id, row.id);
       const done = await journal.finish(row, agent?.destination ?? null, {
         status: 'failed',
@@ -76,4 +72,20 @@ export function createCallOwnership(deps: OwnershipDeps) {
   }
 
   return { renew, endLost };
+}
+
+/**
+ * What a call whose process died is billed: its length on its own clock at the last renewal
+ * (`live_elapsed_ms`). A call lost before any renewal wrote it: the wall time from the answer to
+ * the last renewal, which for a sandbox call is at most SANDBOX_SPEED times that (unbounded at
+ * `max`), never past the agent's limit.
+ */
+export function lostCallDurationMs(row: CallRow, maxDurationSeconds: number | null, sandboxSpeed: number): number {
+  const limitMs = maxDurationSeconds === null ? Number.POSITIVE_INFINITY : maxDurationSeconds * 1000;
+  if (row.live_elapsed_ms !== null && row.answered_at) return Math.min(row.live_elapsed_ms, limitMs);
+  const answered = row.answered_at ? new Date(row.answered_at).getTime() : null;
+  const renewed = row.last_renewed_at ? new Date(row.last_renewed_at).getTime() : null;
+  const wallMs = answered !== null && renewed !== null ? Math.max(0, renewed - answered) : 0;
+  if (row.provider !== 'sandbox') return wallMs;
+  return Math.round(wallMs === 0 ? 0 : Math.min(wallMs * sandboxSpeed, Number.isFinite(limitMs) ? limitMs : wallMs));
 }
