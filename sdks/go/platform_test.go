@@ -160,6 +160,37 @@ func TestPlatformPagination(t *testing.T) {
 	}
 }
 
+func TestPlatformPagesThroughCalls(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a := newAccount(t)
+	agent, err := a.client.Agents.Create(ctx, CreateAgentParams{Name: "Caller"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	placed := map[string]bool{}
+	for i := 0; i < 3; i++ {
+		call, err := a.client.Calls.Create(ctx, CreateOutboundCallParams{AgentID: agent.ID, To: "+15550100200", Simulation: &CreateOutboundCallParamsSimulation{CallerScript: []any{"Goodbye!"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		placed[call.ID] = true
+	}
+	it := a.client.Calls.List(ctx, &ListCallsQuery{Limit: Int(2)})
+	listed := map[string]bool{}
+	for it.Next() {
+		listed[it.Current().ID] = true
+	}
+	if it.Err() != nil || it.Pages() != 2 || len(listed) != 3 {
+		t.Fatalf("listed %d calls in %d pages: %v", len(listed), it.Pages(), it.Err())
+	}
+	for id := range placed {
+		if !listed[id] {
+			t.Fatalf("call %s not listed", id)
+		}
+	}
+}
+
 // chunks is a reader that only streams (not held in memory), as a file or a pipe would.
 type chunks struct{ parts [][]byte }
 
