@@ -16,8 +16,10 @@ import { registerValidation } from './platform/http/validation.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
 import { createLogger, withLogSerializers } from './platform/logging.ts';
 import type { Mailer } from './platform/mailer.ts';
-import { createMetrics, registerMetrics } from './platform/metrics.ts';
+import { registerMetrics } from './platform/metrics.ts';
 import { createPlatform, type Platform } from './platform/platform.ts';
+import { registerHttpTracing } from './platform/telemetry/http.ts';
+import { createTelemetry } from './platform/telemetry/telemetry.ts';
 import type { Providers } from './providers/index.ts';
 import { healthRoutes } from './modules/health/routes.ts';
 import { authRoutes } from './modules/auth/routes.ts';
@@ -117,9 +119,11 @@ export async function buildApp(
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const platform = createPlatform({ ...inputs, logger: app.log });
+  const telemetry = await createTelemetry(config.telemetry);
+  const platform = createPlatform({ ...inputs, logger: app.log, telemetry });
   await platform.gate.ready();
   inputs.instrument?.(app);
+  if (telemetry.tracer) registerHttpTracing(app, telemetry.tracer);
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
@@ -133,9 +137,8 @@ export async function buildApp(
   if (config.corsOrigins.length > 0) {
     await app.register(cors, { origin: config.corsOrigins, exposedHeaders: ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate'] });
   }
-  const metrics = createMetrics();
-  registerDeliveryBacklogGauge(metrics.registry, platform);
-  registerMetrics(app, metrics, config.metricsToken);
+  registerDeliveryBacklogGauge(platform.metrics.registry, platform);
+  registerMetrics(app, platform.metrics, config.metricsToken);
   // WebSocket routes (media streams); a frame larger than any protocol message here closes the socket.
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   registerAuthentication(app, platform);
@@ -186,6 +189,7 @@ export async function buildApp(
     await platform.gate.close();
     await platform.outbound.close();
     await platform.cpu.close();
+    await telemetry.shutdown();
   });
   return { app, platform, calls, payments, voice, schedules, campaigns };
 }
