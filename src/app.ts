@@ -10,7 +10,8 @@ import { registerAuthentication } from './platform/auth/authenticate.ts';
 import type { Clock } from './platform/clock.ts';
 import type { DatabaseHandle } from './platform/db/database.ts';
 import { registerErrorHandling } from './platform/http/error-handler.ts';
-import { clientErrorHandler, frameworkErrors, registerInputGuard } from './platform/http/input-guard.ts';
+import { clientErrorHandlerFor, frameworkErrors, registerInputGuard } from './platform/http/input-guard.ts';
+import { registerErrorDocs } from './platform/http/error-docs.ts';
 import { enforceRouteConventions, registerOpenApi } from './platform/http/openapi.ts';
 import { registerValidation } from './platform/http/validation.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
@@ -101,14 +102,14 @@ export async function buildApp(
   const { config } = inputs;
   const app = Fastify({
     // Every logger gets the server's serializers: redacted URLs, errors without query values or secrets.
-    loggerInstance: inputs.logger ? withLogSerializers(inputs.logger) : createLogger({ level: config.logLevel }),
+    loggerInstance: inputs.logger ? withLogSerializers(inputs.logger) : createLogger({ level: config.logLevel, format: config.logFormat }),
     bodyLimit: 1024 * 1024,
     // A plugin's start (migrations, the demo workspace, swagger-ui's files) may take well over
     // Fastify's default 10 s on a loaded machine: a slow start is not a hung plugin.
     pluginTimeout: 120_000,
     // The router's own refusals (bad percent-encoding, over-long parameters) as problem+json.
     frameworkErrors,
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandlerFor(config.publicBaseUrl),
     // Behind a reverse proxy, X-Forwarded-For names the client (per-IP limits, audit ip) only when trusted.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     requestIdHeader: false,
@@ -130,7 +131,8 @@ export async function buildApp(
     done();
   });
   registerValidation(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, { publicBaseUrl: config.publicBaseUrl });
+  registerErrorDocs(app);
   registerInputGuard(app);
   enforceRouteConventions(app);
   await registerOpenApi(app, { publicBaseUrl: config.publicBaseUrl, extras: webhooksOpenApi() });

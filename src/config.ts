@@ -169,6 +169,8 @@ export function loadConfig(env: Env = process.env) {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     role: oneOf(env, 'ROLE', ROLES, 'all'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    /** Pretty lines on a terminal, JSON otherwise (`auto`); or always one of them. */
+    logFormat: oneOf(env, 'LOG_FORMAT', ['auto', 'json', 'pretty'] as const, 'auto'),
     corsOrigins: csv(env, 'CORS_ORIGINS'),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     metricsToken: optional(env, 'METRICS_TOKEN'),
