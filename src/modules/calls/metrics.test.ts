@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp } from '../../../test/support/fixtures.ts';
@@ -64,6 +65,12 @@ describe('/metrics of live calls', () => {
       assert.match(text, new RegExp(`^# TYPE ${name} `, 'm'), `${name} is exported`);
     }
     assert.match(text, /^nodejs_eventloop_lag_p99_seconds \d/m, 'the event loop delay');
+
+    // The example dashboard (docs/operations.md) queries only metrics that exist.
+    const dashboard = fs.readFileSync(new URL('../../../docs/grafana/voice-agent-platform.json', import.meta.url), 'utf8');
+    const queried = new Set([...dashboard.matchAll(/\b((?:vap|webhook|http|nodejs|process)_[a-z0-9_]+)/g)].map((m) => m[1].replace(/_(bucket|count|sum)$/, '')));
+    assert.ok(queried.size >= 10);
+    for (const name of queried) assert.match(text, new RegExp(`^# TYPE ${name} `, 'm'), `the dashboard's ${name} is exported`);
   });
 
   it('counts provider errors by kind', async () => {
