@@ -120,7 +120,7 @@ export async function buildApp(
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const telemetry = await createTelemetry(config.telemetry);
+  const telemetry = await createTelemetry(config.telemetry, { onError: (err) => app.log.warn({ err }, 'tracing: spans could not be exported') });
   const platform = createPlatform({ ...inputs, logger: app.log, telemetry });
   await platform.gate.ready();
   inputs.instrument?.(app);

@@ -181,6 +181,7 @@ export function loadConfig(env: Env = process.env) {
       headers: otlpHeaders(env, 'OTEL_EXPORTER_OTLP_HEADERS'),
       serviceName: str(env, 'OTEL_SERVICE_NAME', 'voice-agent-platform'),
       exportDelayMs: int(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000, 1, 600_000),
+      exportTimeoutMs: int(env, 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000, 1, 600_000),
     },
     auth: {
       /** Undefined means: generate once and keep it in DATA_DIR (see platform/auth/jwt-secret.ts). */

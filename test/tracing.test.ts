@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { loadConfig } from '../src/config.ts';
+import { createTelemetry } from '../src/platform/telemetry/telemetry.ts';
 import { buildTestApp } from './support/app.ts';
 import { signUp } from './support/fixtures.ts';
 import { startOtlpReceiver, type ReceivedSpan } from './support/otlp-receiver.ts';
+import { freePort } from './support/ports.ts';
 import { startReceiver } from '../src/modules/webhooks/test-receiver.ts';
 import { createWebhookWorker } from '../src/modules/webhooks/worker.ts';
 import { as, createCallAgent, placeCall, waitForEnd } from '../src/modules/calls/test-helpers.ts';
@@ -126,5 +129,17 @@ describe('tracing off (no endpoint)', async () => {
     assert.equal(row.trace_parent, null);
     assert.ok(deliveries.length >= 5);
     assert.ok(deliveries.every((d) => d.headers.traceparent === undefined));
+  });
+});
+
+describe('a collector that is down', () => {
+  it('never fails a flush or the shutdown: the export error is reported', async () => {
+    const errors: unknown[] = [];
+    const config = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`, OTEL_EXPORTER_OTLP_TIMEOUT: '300' }).telemetry;
+    const telemetry = await createTelemetry(config, { onError: (error) => errors.push(error) });
+    telemetry.tracer?.startSpan('lost').end();
+    await telemetry.flush();
+    await telemetry.shutdown();
+    assert.ok(errors.length >= 1, 'the failed export was reported');
   });
 });

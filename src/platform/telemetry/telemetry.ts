@@ -19,6 +19,8 @@ export interface TelemetryConfig {
   serviceName: string;
   /** Milliseconds between two exports of the batch. */
   exportDelayMs: number;
+  /** OTEL_EXPORTER_OTLP_TIMEOUT: how long one export may take, its retries included. */
+  exportTimeoutMs: number;
 }
 
 export interface Telemetry {
@@ -38,7 +40,11 @@ export function tracesUrl(config: TelemetryConfig): string | undefined {
   return config.endpoint ? `${config.endpoint.replace(/\/$/, '')}/v1/traces` : undefined;
 }
 
-export async function createTelemetry(config: TelemetryConfig): Promise<Telemetry> {
+/**
+ * `onError`: an export that failed at a flush or at shutdown (the collector unreachable). A
+ * missing collector never fails a shutdown; spans it did not take are lost, as OTLP intends.
+ */
+export async function createTelemetry(config: TelemetryConfig, options: { onError?: (error: unknown) => void } = {}): Promise<Telemetry> {
   const url = tracesUrl(config);
   if (!url) return TRACING_OFF;
   const [api, sdk, exporter, resources, hooks] = await Promise.all([
@@ -53,12 +59,12 @@ export async function createTelemetry(config: TelemetryConfig): Promise<Telemetr
   const provider = new sdk.BasicTracerProvider({
     resource: resources.resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': API_VERSION }),
     spanProcessors: [
-      new sdk.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url, headers: config.headers }), { scheduledDelayMillis: config.exportDelayMs }),
+      new sdk.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url, headers: config.headers, timeoutMillis: config.exportTimeoutMs }), { scheduledDelayMillis: config.exportDelayMs }),
     ],
   });
   return {
     tracer: provider.getTracer('voice-agent-platform', API_VERSION),
-    flush: () => provider.forceFlush(),
-    shutdown: () => provider.shutdown(),
+    flush: () => provider.forceFlush().catch((error) => options.onError?.(error)),
+    shutdown: () => provider.shutdown().catch((error) => options.onError?.(error)),
   };
 }
