@@ -18,6 +18,7 @@ import { fork } from 'node:child_process';
 import pino from 'pino';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
+import { tracingEnv } from './support/otlp-sink.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../src/platform/db/database.ts';
 import { createLogger } from '../src/platform/logging.ts';
@@ -133,12 +134,14 @@ function summarise(profile: CpuProfile, top = 25) {
 
 async function setUp(database: DatabaseHandle) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-bench-http-'));
+  const tracing = await tracingEnv();
   const config = loadConfig({
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     RATE_LIMIT_USER_PER_MIN: '1000000',
     RATE_LIMIT_IP_PER_MIN: '1000000',
     PUBLIC_BASE_URL: 'http://localhost:3000',
+    ...tracing.env,
   });
   // As `npm start` logs (info, a line per request), into /dev/null instead of a terminal.
   const logger = createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: false }) });
@@ -175,6 +178,7 @@ async function setUp(database: DatabaseHandle) {
     async close() {
       await bare.close();
       await app.close();
+      await tracing.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

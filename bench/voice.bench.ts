@@ -22,6 +22,7 @@ import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import OpenAI from 'openai';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
+import { tracingEnv } from './support/otlp-sink.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { migrateToLatest, openDatabase } from '../src/platform/db/database.ts';
 import { createLogger } from '../src/platform/logging.ts';
@@ -147,6 +148,7 @@ async function main() {
   console.log(JSON.stringify({ baseline }));
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-bench-voice-'));
+  const tracing = await tracingEnv();
   const config = loadConfig({
     DATA_DIR: dataDir,
     TELEPHONY_PROVIDER: 'twilio',
@@ -165,6 +167,7 @@ async function main() {
     MAX_CONCURRENT_CALLS: '1000',
     SIGNUP_CREDIT_USD: '100000',
     LOG_LEVEL: 'silent',
+    ...tracing.env,
   });
   // BENCH_DATABASE_URL: PostgreSQL instead of the embedded PGlite (whose file writes are synchronous).
   const database = await openDatabase({ databaseUrl: process.env.BENCH_DATABASE_URL, pgliteDir: path.join(dataDir, 'pglite') });
@@ -256,6 +259,7 @@ async function main() {
     levels.push(level);
   }
   await app.close();
+  await tracing.close();
   await database.close();
   await farEnd.run({ type: 'close' });
   fs.rmSync(dataDir, { recursive: true, force: true });

@@ -10,14 +10,17 @@ import { registerAuthentication } from './platform/auth/authenticate.ts';
 import type { Clock } from './platform/clock.ts';
 import type { DatabaseHandle } from './platform/db/database.ts';
 import { registerErrorHandling } from './platform/http/error-handler.ts';
-import { clientErrorHandler, frameworkErrors, registerInputGuard } from './platform/http/input-guard.ts';
+import { clientErrorHandlerFor, frameworkErrors, registerInputGuard } from './platform/http/input-guard.ts';
+import { registerErrorDocs } from './platform/http/error-docs.ts';
 import { enforceRouteConventions, registerOpenApi } from './platform/http/openapi.ts';
 import { registerValidation } from './platform/http/validation.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
 import { createLogger, withLogSerializers } from './platform/logging.ts';
 import type { Mailer } from './platform/mailer.ts';
-import { createMetrics, registerMetrics } from './platform/metrics.ts';
+import { registerMetrics } from './platform/metrics.ts';
 import { createPlatform, type Platform } from './platform/platform.ts';
+import { registerHttpTracing } from './platform/telemetry/http.ts';
+import { createTelemetry } from './platform/telemetry/telemetry.ts';
 import type { Providers } from './providers/index.ts';
 import { healthRoutes } from './modules/health/routes.ts';
 import { authRoutes } from './modules/auth/routes.ts';
@@ -99,14 +102,14 @@ export async function buildApp(
   const { config } = inputs;
   const app = Fastify({
     // Every logger gets the server's serializers: redacted URLs, errors without query values or secrets.
-    loggerInstance: inputs.logger ? withLogSerializers(inputs.logger) : createLogger({ level: config.logLevel }),
+    loggerInstance: inputs.logger ? withLogSerializers(inputs.logger) : createLogger({ level: config.logLevel, format: config.logFormat }),
     bodyLimit: 1024 * 1024,
     // A plugin's start (migrations, the demo workspace, swagger-ui's files) may take well over
     // Fastify's default 10 s on a loaded machine: a slow start is not a hung plugin.
     pluginTimeout: 120_000,
     // The router's own refusals (bad percent-encoding, over-long parameters) as problem+json.
     frameworkErrors,
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandlerFor(config.publicBaseUrl),
     // Behind a reverse proxy, X-Forwarded-For names the client (per-IP limits, audit ip) only when trusted.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     requestIdHeader: false,
@@ -117,25 +120,27 @@ export async function buildApp(
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const platform = createPlatform({ ...inputs, logger: app.log });
+  const telemetry = await createTelemetry(config.telemetry, { onError: (err) => app.log.warn({ err }, 'tracing: spans could not be exported') });
+  const platform = createPlatform({ ...inputs, logger: app.log, telemetry });
   await platform.gate.ready();
   inputs.instrument?.(app);
+  if (telemetry.tracer) registerHttpTracing(app, telemetry.tracer);
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     done();
   });
   registerValidation(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, { publicBaseUrl: config.publicBaseUrl });
+  registerErrorDocs(app);
   registerInputGuard(app);
   enforceRouteConventions(app);
   await registerOpenApi(app, { publicBaseUrl: config.publicBaseUrl, extras: webhooksOpenApi() });
   if (config.corsOrigins.length > 0) {
     await app.register(cors, { origin: config.corsOrigins, exposedHeaders: ['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate'] });
   }
-  const metrics = createMetrics();
-  registerDeliveryBacklogGauge(metrics.registry, platform);
-  registerMetrics(app, metrics, config.metricsToken);
+  registerDeliveryBacklogGauge(platform.metrics.registry, platform);
+  registerMetrics(app, platform.metrics, config.metricsToken);
   // WebSocket routes (media streams); a frame larger than any protocol message here closes the socket.
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   registerAuthentication(app, platform);
@@ -186,6 +191,7 @@ export async function buildApp(
     await platform.gate.close();
     await platform.outbound.close();
     await platform.cpu.close();
+    await telemetry.shutdown();
   });
   return { app, platform, calls, payments, voice, schedules, campaigns };
 }

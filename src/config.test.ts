@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig, parseSchedule } from './config.ts';
+import { createTelemetry, tracesUrl } from './platform/telemetry/telemetry.ts';
 
 describe('config', () => {
   it('has the documented defaults', () => {
@@ -97,5 +98,20 @@ describe('config', () => {
     assert.equal(result.status, 1);
     const lines = result.stderr.trim().split('\n');
     assert.deepEqual(lines, ['configuration error: PORT: expected an integer, got "not-a-port"']);
+  });
+
+  it('tracing: off without an endpoint (no tracer), the traces URL and the OTLP headers parsed as the specification writes them', async () => {
+    const off = loadConfig({}).telemetry;
+    assert.equal(tracesUrl(off), undefined);
+    assert.equal((await createTelemetry(off)).tracer, undefined);
+    const on = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://api.honeycomb.io/', OTEL_EXPORTER_OTLP_HEADERS: 'x-honeycomb-team=abc%3D1, x-other = two' }).telemetry;
+    assert.equal(tracesUrl(on), 'https://api.honeycomb.io/v1/traces');
+    assert.deepEqual(on.headers, { 'x-honeycomb-team': 'abc=1', 'x-other': 'two' });
+    assert.equal(on.serviceName, 'voice-agent-platform');
+    assert.equal(tracesUrl(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://tempo:4318/otlp/v1/traces' }).telemetry), 'http://tempo:4318/otlp/v1/traces');
+    assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'no-equals-sign' }), (error: unknown) => error instanceof ConfigError && error.variable === 'OTEL_EXPORTER_OTLP_HEADERS');
+    assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://collector:4317' }), ConfigError);
+    assert.equal(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat, 'pretty');
+    assert.equal(loadConfig({}).logFormat, 'auto');
   });
 });

@@ -112,6 +112,21 @@ function csv(env: Env, name: string): string[] {
   return raw === undefined ? [] : raw.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
+/** `key=value,key2=value2` (values percent-decoded), as the OpenTelemetry specification writes OTLP headers. */
+function otlpHeaders(env: Env, name: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const entry of csv(env, name)) {
+    const at = entry.indexOf('=');
+    if (at <= 0) throw new ConfigError(name, 'expected key=value pairs separated by commas');
+    try {
+      headers[entry.slice(0, at).trim()] = decodeURIComponent(entry.slice(at + 1).trim());
+    } catch {
+      throw new ConfigError(name, `the value of ${entry.slice(0, at).trim()} is not valid percent-encoding`);
+    }
+  }
+  return headers;
+}
+
 export const ROLES = ['all', 'api', 'worker'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -154,9 +169,20 @@ export function loadConfig(env: Env = process.env) {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     role: oneOf(env, 'ROLE', ROLES, 'all'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    /** Pretty lines on a terminal, JSON otherwise (`auto`); or always one of them. */
+    logFormat: oneOf(env, 'LOG_FORMAT', ['auto', 'json', 'pretty'] as const, 'auto'),
     corsOrigins: csv(env, 'CORS_ORIGINS'),
     trustProxy: trustProxy(env, 'TRUST_PROXY'),
     metricsToken: optional(env, 'METRICS_TOKEN'),
+    /** OpenTelemetry tracing: on only when an OTLP endpoint is set (src/platform/telemetry/). */
+    telemetry: {
+      endpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
+      tracesEndpoint: url(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']),
+      headers: otlpHeaders(env, 'OTEL_EXPORTER_OTLP_HEADERS'),
+      serviceName: str(env, 'OTEL_SERVICE_NAME', 'voice-agent-platform'),
+      exportDelayMs: int(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000, 1, 600_000),
+      exportTimeoutMs: int(env, 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000, 1, 600_000),
+    },
     auth: {
       /** Undefined means: generate once and keep it in DATA_DIR (see platform/auth/jwt-secret.ts). */
       jwtSecret,

@@ -40,6 +40,7 @@ async function main() {
           outbound: platform.outbound,
           logger: app.log,
           wake: platform.events.wake,
+          tracer: platform.telemetry.tracer,
         });
   const housekeeping = config.role === 'api' ? null : createHousekeepingWorker({ database, clock: systemClock, logger: app.log, intervalMs: 10 * 60_000 });
 

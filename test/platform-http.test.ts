@@ -22,7 +22,7 @@ describe('platform HTTP behaviour', async () => {
     assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
     assert.equal(res.headers['x-request-id'], 'trace-123');
     assert.deepEqual(res.json(), {
-      type: 'https://docs.voice-agent-platform.dev/errors/not_found',
+      type: 'http://localhost:3000/docs/errors#not_found',
       title: 'Not Found',
       status: 404,
       detail: 'no route for GET /v1/does-not-exist',

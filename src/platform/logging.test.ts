@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import pino, { type DestinationStream } from 'pino';
 import { buildTestApp } from '../../test/support/app.ts';
@@ -8,7 +9,7 @@ import { findLogSecrets } from '../../test/support/log-scan.ts';
 import { createApiKeysRepo } from '../modules/api-keys/repo.ts';
 import { createWebhooksRepo } from '../modules/webhooks/repo.ts';
 import { hashPassword } from './auth/passwords.ts';
-import { redactDatabaseText, redactSqlLiterals, scrubSecretTokens, serializeError, withLogSerializers } from './logging.ts';
+import { createLogger, redactDatabaseText, redactSqlLiterals, resolveLogFormat, scrubSecretTokens, serializeError, withLogSerializers } from './logging.ts';
 import { newWebhookSecret } from './outbox/signing.ts';
 import { randomToken, sha256Hex } from './secrets.ts';
 
@@ -155,5 +156,42 @@ describe('error serializer (unit)', () => {
     const serialized = JSON.stringify(serializeError(new AggregateError([error], 'several failed')));
     assert.ok(!serialized.includes('notatimestamp'), serialized);
     assert.match(serialized, /invalid input syntax for type timestamp with time zone/);
+  });
+});
+
+describe('log format', () => {
+  it('auto is pretty on a terminal and JSON otherwise', () => {
+    assert.equal(resolveLogFormat('auto', true), 'pretty');
+    assert.equal(resolveLogFormat('auto', false), 'json');
+    assert.equal(resolveLogFormat('json', true), 'json');
+    assert.equal(resolveLogFormat('pretty', false), 'pretty');
+  });
+
+  it('pretty lines put the level and message first, fields after, and still go through the serializers', async () => {
+    let text = '';
+    let resolve: () => void = () => undefined;
+    const written = new Promise<void>((done) => {
+      resolve = done;
+    });
+    const terminal = new Writable({
+      write(chunk, _encoding, done) {
+        text += String(chunk);
+        if (text.includes('\n')) resolve();
+        done();
+      },
+    });
+    const logger = createLogger({ level: 'info', format: 'pretty', destination: terminal });
+    logger.info({ callId: 'call_1', err: { message: 'boom', params: ['secret-value'] } }, 'call ended');
+    await written;
+    assert.throws(() => JSON.parse(text), 'not JSON');
+    assert.match(text, /INFO.*call ended/);
+    assert.match(text, /callId: "call_1"/);
+    assert.ok(!text.includes('secret-value'), 'the err serializer ran');
+  });
+
+  it('JSON by default', () => {
+    const lines: string[] = [];
+    createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } }).info({ callId: 'call_1' }, 'call ended');
+    assert.equal(JSON.parse(lines[0]).msg, 'call ended');
   });
 });

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { FastifyBaseLogger } from 'fastify';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { serializeRequest } from './http/log-redaction.ts';
@@ -117,9 +118,36 @@ export function serializeError(err: unknown): unknown {
 /** The serializers of every logger the server writes to. */
 export const LOG_SERIALIZERS = { req: serializeRequest, err: serializeError, error: serializeError };
 
-/** A pino logger with the server's serializers, to stdout or to `destination`. */
-export function createLogger(options: { level: string; destination?: DestinationStream }): Logger {
+/** LOG_FORMAT: `auto` is pretty on a terminal and JSON otherwise (a file, a pipe, a log shipper). */
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
+export function resolveLogFormat(format: LogFormat, isTTY: boolean): 'json' | 'pretty' {
+  return format === 'auto' ? (isTTY ? 'pretty' : 'json') : format;
+}
+
+/**
+ * Human-readable lines (pino-pretty, loaded only then): time, level and message first, the fields
+ * after. Colours only on a terminal. Written synchronously: a terminal is a developer's.
+ */
+function prettyStream(destination: DestinationStream | undefined): DestinationStream {
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+  return pretty({
+    colorize: destination === undefined && Boolean(process.stdout.isTTY),
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    singleLine: false,
+    sync: true,
+    destination: destination ?? 1,
+  });
+}
+
+/**
+ * A pino logger with the server's serializers, to stdout or to `destination`; JSON lines unless
+ * `format` resolves to pretty (the default is JSON: an embedder or a test reads lines).
+ */
+export function createLogger(options: { level: string; destination?: DestinationStream; format?: LogFormat }): Logger {
   const settings = { level: options.level, serializers: LOG_SERIALIZERS };
+  if (resolveLogFormat(options.format ?? 'json', Boolean(process.stdout.isTTY)) === 'pretty') return pino(settings, prettyStream(options.destination));
   // stdout written asynchronously: a line costs the request a buffer append, not a write(2) on
   // the event loop; lines that arrive while a write is in flight go out together. pino flushes
   // what is left when the process exits.

@@ -13,7 +13,9 @@ import { createOutboundClient } from './outbound/ssrf-guard.ts';
 import { createEventEmitter } from './outbox/emitter.ts';
 import { createTenantEndpointCache } from './outbox/tenant-endpoint-cache.ts';
 import { API_VERSION } from './http/openapi.ts';
+import { createMetrics } from './metrics.ts';
 import { createRateLimiter } from './rate-limit.ts';
+import { type Telemetry, TRACING_OFF } from './telemetry/telemetry.ts';
 import { createProviders, type Providers } from '../providers/index.ts';
 
 // The cross-cutting dependencies every module receives. Built once per app from its inputs;
@@ -29,6 +31,8 @@ export interface PlatformInputs {
   mailer?: Mailer;
   /** Adapters replacing the configured ones (tests, benchmarks). */
   providers?: Partial<Providers>;
+  /** OpenTelemetry tracing (createTelemetry); off by default. */
+  telemetry?: Telemetry;
 }
 
 export function createPlatform(inputs: PlatformInputs) {
@@ -48,6 +52,10 @@ export function createPlatform(inputs: PlatformInputs) {
     logger,
     redis: inputs.redis,
     audit,
+    /** Tracing: `telemetry.tracer` is undefined when it is off (no span is started anywhere then). */
+    telemetry: inputs.telemetry ?? TRACING_OFF,
+    /** The Prometheus registry and the platform's instruments (served at /metrics). */
+    metrics: createMetrics(),
     /** The request gate's verdict cache and its invalidation (publish after a change commits). */
     gate,
     jwt: createJwtSigner(inputs.jwtSecret, config.auth.accessTokenTtlSeconds),

@@ -1,5 +1,6 @@
 import type { TurnTimings } from './outcome.ts';
 import type { SpokenSegment } from './speaker.ts';
+import type { TurnTrace } from './tracing.ts';
 
 // An agent turn as the call session keeps it while it is generated, synthesised and played.
 
@@ -22,10 +23,12 @@ export interface AgentTurn {
   /** Sentences waiting for synthesis, in order. */
   pending: string[];
   synthesizing: boolean;
+  /** The turn's span and its stages (a no-op without tracing). */
+  trace: TurnTrace;
 }
 
 /** A new turn; `turnEndAt` null for turns that answer nobody (greeting, prompts). */
-export function newAgentTurn(turnEndAt: number | null, heard: Heard): AgentTurn {
+export function newAgentTurn(turnEndAt: number | null, heard: Heard, trace: TurnTrace): AgentTurn {
   return {
     segments: [],
     controller: new AbortController(),
@@ -36,5 +39,6 @@ export function newAgentTurn(turnEndAt: number | null, heard: Heard): AgentTurn 
     generated: false,
     pending: [],
     synthesizing: false,
+    trace,
   };
 }

@@ -6,6 +6,7 @@ import { createSpeaker } from './speaker.ts';
 import { type After, type AgentTurn, type Heard, NOTHING_HEARD, newAgentTurn } from './agent-turn.ts';
 import { createEarlyTranscriber } from './early-transcript.ts';
 import { held, timedPorts } from './timed-ports.ts';
+import { NO_TRACE, type TraceSpan, type TurnTrace, traceActions, turnTrace } from './tracing.ts';
 import { createTurnDetector, type Utterance } from './turn-detector.ts';
 
 // One live call: the streamed turn loop of DESIGN "Call runtime" over a MediaStream. Caller frames
@@ -33,6 +34,8 @@ export interface CallSessionDeps {
   earlyTranscriptMs?: number;
   /** Simulated provider latencies (a sandbox call's `simulation.latency`), waited on the clock. */
   latency?: SimulatedLatency;
+  /** The call's span (tracing port): a child per turn, and per stage under it. */
+  trace?: TraceSpan;
 }
 
 export function createCallSession(deps: CallSessionDeps) {
@@ -51,6 +54,8 @@ export function createCallSession(deps: CallSessionDeps) {
   /** The message is being left on a machine: nothing it says interrupts or answers it. */
   let leavingVoicemail = false;
   let ended = false;
+  let turnIndex = 0;
+  const traceTurn = (startMs: number, kind: 'caller' | 'typed' | 'agent') => turnTrace(deps.trace ?? NO_TRACE, ++turnIndex, startMs, kind);
   let resolveOutcome!: (outcome: SessionOutcome) => void;
   const outcome = new Promise<SessionOutcome>((resolve) => {
     resolveOutcome = resolve;
@@ -120,8 +125,10 @@ export function createCallSession(deps: CallSessionDeps) {
         for await (const pcm of tts.synthesize(sentence, agent.voice, { signal: current.controller.signal })) {
           if (turn !== current || ended) return;
           if (current.timings && current.timings.tts_first_audio_ms === 0) current.timings.tts_first_audio_ms = Math.round(clock.now() - askedAt);
+          current.trace.first('tts.first_audio', askedAt, clock.now());
           if (current.firstFrameAt === null) {
             void speaker.nextFrame().then((at) => {
+              current.trace.firstFrame(at);
               if (current.firstFrameAt === null) current.firstFrameAt = at;
             });
           }
@@ -132,6 +139,7 @@ export function createCallSession(deps: CallSessionDeps) {
       }
     } catch (error) {
       if (turn === current && !ended) deps.observer.error('tts_failed', error instanceof Error ? error.message : String(error));
+      if (turn === current && !ended) current.trace.fail('tts_failed');
     } finally {
       current.synthesizing = false;
     }
@@ -143,6 +151,7 @@ export function createCallSession(deps: CallSessionDeps) {
     await speaker.idle();
     if (turn !== current || ended) return;
     turn = null;
+    current.trace.end(clock.now(), current.turnEndAt !== null && current.firstFrameAt !== null ? { latency_ms: Math.round(current.firstFrameAt - current.turnEndAt) } : undefined);
     const text = current.segments.map((s) => s.text).join(' ').trim();
     if (text) {
       const start = current.firstFrameAt ?? clock.now();
@@ -165,7 +174,7 @@ export function createCallSession(deps: CallSessionDeps) {
 
   /** A fixed text (greeting, prompt, voicemail message) as an agent turn that answers nobody. */
   function speak(text: string, after: After | null) {
-    const current = newAgentTurn(null, NOTHING_HEARD);
+    const current = newAgentTurn(null, NOTHING_HEARD, traceTurn(clock.now(), 'agent'));
     turn = current;
     current.after = after;
     current.pending.push(...splitSentences(text));
@@ -173,8 +182,8 @@ export function createCallSession(deps: CallSessionDeps) {
     void synthesize(current);
   }
 
-  async function respond(userText: string, turnEndAt: number, heard: Heard) {
-    const current = newAgentTurn(turnEndAt, heard);
+  async function respond(userText: string, turnEndAt: number, heard: Heard, trace: TurnTrace) {
+    const current = newAgentTurn(turnEndAt, heard, trace);
     turn = current;
     const askedAt = clock.now();
     const splitter = createSentenceStream((sentence) => {
@@ -193,16 +202,19 @@ export function createCallSession(deps: CallSessionDeps) {
         onReplyDelta: (fragment) => {
           if (turn !== current) return;
           if (current.timings && current.timings.llm_first_token_ms === 0) current.timings.llm_first_token_ms = Math.max(1, Math.round(clock.now() - askedAt));
+          current.trace.first('llm.first_token', askedAt, clock.now());
           splitter.push(fragment);
         },
       });
     } catch (error) {
       if (turn !== current || ended) return;
+      current.trace.fail('llm_failed');
       deps.observer.error('llm_failed', error instanceof Error ? error.message : String(error));
       result = { reply: REPEAT_PROMPT, actions: [] };
       splitter.push(REPEAT_PROMPT);
     }
     if (turn !== current || ended) return;
+    traceActions(current.trace, result.actions, askedAt, clock.now());
     splitter.flush();
     for (const action of result.actions) {
       if (action.type === 'transfer_call') current.after = { kind: 'transfer', to: action.to, reason: action.reason };
@@ -217,6 +229,7 @@ export function createCallSession(deps: CallSessionDeps) {
     const current = turn;
     if (!current) return;
     turn = null;
+    current.trace.end(clock.now(), { interrupted: true });
     current.controller.abort();
     speaker.clear();
     stream.clear();
@@ -240,12 +253,16 @@ export function createCallSession(deps: CallSessionDeps) {
     // Speech while the agent talks that was too short to barge in (a cough, "mm-hm") is not a turn.
     if (ended || leavingVoicemail || (turn && !voicemailPending)) return transcriber.cancel();
     const turnEndAt = clock.now();
-    let text = '';
+    const trace = traceTurn(utterance.endMs, 'caller');
+    trace.stage('vad.end_of_turn', utterance.endMs, turnEndAt);    let text = '';
     let sttMs = 0;
     try {
       ({ text, sttMs } = await transcriber.transcribe(utterance.audio));
       text = text.trim();
+      trace.stage('stt', turnEndAt, clock.now(), { stt_ms: sttMs, empty: !text });
     } catch (error) {
+      trace.fail('stt_failed');
+      trace.end(clock.now());
       if (ended) return;
       deps.observer.error('stt_failed', error instanceof Error ? error.message : String(error));
       if (!turn) speak(REPEAT_PROMPT, null);
@@ -253,19 +270,20 @@ export function createCallSession(deps: CallSessionDeps) {
     }
     // stt_wait_ms: what the turn waited for its words (less than the recogniser's time when asked early).
     const heard = { stt_ms: sttMs, stt_wait_ms: Math.round(clock.now() - turnEndAt) };
-    if (ended || !text) return;
-    await takeTurn(text, { start_ms: since(utterance.startMs), end_ms: since(utterance.endMs) }, turnEndAt, heard);
+    if (ended || !text) return trace.end(clock.now());
+    await takeTurn(text, { start_ms: since(utterance.startMs), end_ms: since(utterance.endMs) }, turnEndAt, heard, trace);
   }
 
   /** The caller's turn, heard or typed: into the transcript, then answered. */
-  async function takeTurn(text: string, span: { start_ms: number; end_ms: number }, turnEndAt: number, heard: Heard) {
+  async function takeTurn(text: string, span: { start_ms: number; end_ms: number }, turnEndAt: number, heard: Heard, trace: TurnTrace) {
     promptedStillThere = false;
     record({ role: 'user', text, ...span });
     if (voicemailPending) {
       voicemailPending = false;
+      trace.end(clock.now());
       return speak(voicemailMessage(), { kind: 'voicemail' });
     }
-    await respond(text, turnEndAt, heard);
+    await respond(text, turnEndAt, heard, trace);
   }
 
   /** Typed text standing in for speech (the media WebSocket's `{type:"text"}`): a turn at once, over the agent if it talks. */
@@ -279,7 +297,7 @@ export function createCallSession(deps: CallSessionDeps) {
       bargeIn();
     }
     const at = clock.now();
-    await takeTurn(text, { start_ms: since(at), end_ms: since(at) }, at, NOTHING_HEARD);
+    await takeTurn(text, { start_ms: since(at), end_ms: since(at) }, at, NOTHING_HEARD, traceTurn(at, 'typed'));
   }
 
   /**
@@ -289,6 +307,7 @@ export function createCallSession(deps: CallSessionDeps) {
   function leaveVoicemail() {
     const current = turn;
     turn = null;
+    current?.trace.end(clock.now(), { interrupted: true });
     current?.controller.abort();
     speaker.clear();
     stream.clear();
@@ -305,6 +324,7 @@ export function createCallSession(deps: CallSessionDeps) {
   function finish(end: Omit<SessionOutcome, 'durationMs' | 'transcript' | 'latency'>) {
     if (ended) return;
     ended = true;
+    turn?.trace.end(clock.now(), { interrupted: true });
     turn?.controller.abort();
     turn = null;
     silenceTimer?.cancel();
@@ -360,6 +380,7 @@ export function createCallSession(deps: CallSessionDeps) {
     async transfer(to: string, reason = 'requested through the API') {
       if (ended) return;
       deps.observer.transfer(to, reason);
+      turn?.trace.end(clock.now(), { interrupted: true });
       turn?.controller.abort();
       speaker.clear();
       await held(clock, media.transfer(to)).catch((error) => deps.observer.error('transfer_failed', String(error)));

@@ -9,6 +9,7 @@ import { claimPostCalls, type PostCallFence, renewPostCall, retryPostCall, updat
 import type { CallRow } from './repo.ts';
 import { type CallLinks, endEventsOf } from './end-events.ts';
 import type { CallDirection, CallSimulation, CallsTable, CallStatus, EndReason } from './tables.ts';
+import { traceparentOf } from '../../platform/telemetry/context.ts';
 
 // The CallJournal: the only writer of `calls` and `call_status_events`. Every state change is one
 // short transaction that checks the transition is legal (a terminal state never changes), appends
@@ -161,6 +162,8 @@ export function createCallJournal(deps: JournalDeps) {
   async function queueMany(tx: Executor, calls: NewCall[]): Promise<Array<Selectable<CallsTable>>> {
     if (calls.length === 0) return [];
     const now = clock.now();
+    // The request (or job) queueing the calls: the dialer's run of each continues its trace.
+    const traceParent = traceparentOf();
     const inserted = await tx
       .insertInto('calls')
       .values(
@@ -180,6 +183,7 @@ export function createCallJournal(deps: JournalDeps) {
           schedule_id: call.schedule_id ?? null,
           transcript: JSON.stringify([]),
           extracted: JSON.stringify({}),
+          trace_parent: traceParent,
           created_at: now,
           updated_at: now,
         })),

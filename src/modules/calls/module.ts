@@ -11,6 +11,7 @@ import { createCallOwnership } from './ownership.ts';
 import { createCallRunner } from './runner.ts';
 import { createCallsService } from './service.ts';
 import { createCallWorker } from './worker.ts';
+import { registerCallGauges } from './gauges.ts';
 import { type CallRow, createCallsRepo } from './repo.ts';
 import { createLinkSigner } from './signed-links.ts';
 
@@ -44,9 +45,12 @@ export function createCallsModule(platform: Platform, options: { linkSecret: str
     holder: `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
     rates,
     earlyTranscriptMs: config.stt.earlyTranscriptMs,
+    tracer: platform.telemetry.tracer,
+    metrics: platform.metrics,
   });
   const ownership = createCallOwnership({ db, clock, journal, runner, blobs: platform.providers.blobs, logger: platform.logger, leaseMs: config.calls.leaseMs, sandboxSpeed: config.sandboxSpeed });
   const worker = createCallWorker({ platform, runner, ownership });
+  registerCallGauges(platform.metrics.registry, { db, runner, logger: platform.logger });
   const postCall = createPostCallJob({
     database: platform.database,
     clock,
@@ -60,6 +64,8 @@ export function createCallsModule(platform: Platform, options: { linkSecret: str
     leaseMs: config.calls.postCallLeaseMs,
     concurrency: config.calls.postCallConcurrency,
     wake: postCallWake,
+    tracer: platform.telemetry.tracer,
+    failures: platform.metrics.voice.postCallFailures,
   });
   const service = createCallsService({
     db,

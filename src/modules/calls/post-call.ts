@@ -1,4 +1,6 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Counter } from 'prom-client';
 import { createDialogueEngine } from '../../engine/index.ts';
 import type { KnowledgeSearch } from '../../engine/types.ts';
 import type { CpuPool } from '../../platform/cpu-pool.ts';
@@ -48,6 +50,10 @@ export interface PostCallDeps {
   wake?: WakeSource;
   holder?: string;
   pollIntervalMs?: number;
+  /** Tracing on: each attempt is a span in the trace of the request that placed the call. */
+  tracer?: Tracer;
+  /** Counts the steps that failed for good (vap_post_call_failures_total). */
+  failures?: Pick<Counter<'step'>, 'inc'>;
 }
 
 /** A step's failure: retried, unless `permanent` (nothing another attempt could change). */
@@ -146,6 +152,8 @@ export function createPostCallJob(deps: PostCallDeps) {
       return;
     }
     const ended = await journal.endPostCall(fence, agent?.destination ?? null, { recording: recording?.message, analysis: analysis?.message });
+    if (ended && recording) deps.failures?.inc({ step: 'recording' });
+    if (ended && analysis) deps.failures?.inc({ step: 'analysis' });
     if (!ended) logger.warn({ callId: row.id, attempt: row.post_call_attempts }, 'post-call: result dropped, the lease was lost');
   }
 
@@ -164,7 +172,10 @@ export function createPostCallJob(deps: PostCallDeps) {
       // An attempt in flight past the lease is another worker's to redo anyway.
       stopTimeoutMs: Math.min(deps.leaseMs, 30_000),
       describe: (row) => ({ callId: row.id, attempt: row.post_call_attempts }),
+      traceParent: (row) => row.trace_parent,
+      spanAttributes: (row) => ({ 'vap.call_id': row.id, 'vap.workspace_id': row.workspace_id, 'vap.agent_id': row.agent_id, 'vap.attempt': row.post_call_attempts }),
     },
+    tracer: deps.tracer,
   });
 
   return {

@@ -1,10 +1,13 @@
+import { context, type Span, type Tracer } from '@opentelemetry/api';
 import type { FastifyBaseLogger } from 'fastify';
 import { createDialogueEngine } from '../../engine/index.ts';
 import type { DialogueEngine, KnowledgeSearch } from '../../engine/types.ts';
 import type { FunctionCaller } from '../agents/functions.ts';
 import type { CpuPool } from '../../platform/cpu-pool.ts';
 import type { Database } from '../../platform/db/schema.ts';
+import type { Metrics } from '../../platform/metrics.ts';
 import type { AgentDestination } from '../../platform/outbox/emit.ts';
+import { inSpan } from '../../platform/telemetry/context.ts';
 import type { Providers } from '../../providers/index.ts';
 import { FRAME_MS } from '../../runtime/audio/frames.ts';
 import { createCallRecorder } from '../../runtime/audio/recorder.ts';
@@ -12,6 +15,7 @@ import { createVoiceActivityDetector } from '../../runtime/audio/vad.ts';
 import { type CallSession, createCallSession } from '../../runtime/call-session.ts';
 import type { SessionObserver } from '../../runtime/outcome.ts';
 import type { CallMedia, DialOutcome } from '../../runtime/ports.ts';
+import { callTraceSpan } from './call-trace.ts';
 import { loadCallAgent, type RunnableAgent } from '../agents/call-agent.ts';
 import type { CallRow } from './dialer-sql.ts';
 import type { CallJournal, CallRef } from './journal.ts';
@@ -36,12 +40,17 @@ export interface RunnerDeps {
   rates: { callPerMinMicros: number; webVoicePerMinMicros: number };
   /** STT_EARLY_TRANSCRIPT_MS: a caller's pause after which their words are transcribed early. */
   earlyTranscriptMs: number;
+  /** Tracing on: a span per call (under the dialer's job span), its turns and stages below it. */
+  tracer?: Tracer;
+  metrics: Metrics;
 }
 
 interface LiveCall {
   row: CallRow;
   dial: AbortController;
   session: CallSession | null;
+  /** Set once connected: the media transport (sandbox, twilio, web, livekit). */
+  transport: string | null;
 }
 
 export function createCallRunner(deps: RunnerDeps) {
@@ -53,30 +62,60 @@ export function createCallRunner(deps: RunnerDeps) {
     return Number(wallet?.balance_micros ?? 0);
   }
 
-  /** The observer of a session: its writes queued in order, never blocking the frame path. */
-  function observerOf(call: CallRef, dest: AgentDestination | null) {
+  /** The call's instruments, their label children bound once (its providers do not change). */
+  function instrumentsOf(row: CallRow, agent: RunnableAgent, media: CallMedia) {
+    const { voice } = deps.metrics;
+    const stt = media.stt ? row.provider : 'openai';
+    const tts = providers.tts.providerOf(agent.voice)?.name ?? 'unknown';
+    return {
+      latency: voice.turnLatency.labels(stt, agent.llm.provider, tts),
+      stt: voice.turnStage.labels('stt', stt),
+      llm: voice.turnStage.labels('llm_first_token', agent.llm.provider),
+      tts: voice.turnStage.labels('tts_first_audio', tts),
+      errors: voice.providerErrors,
+    };
+  }
+
+  /**
+   * The observer of a session: its writes queued in order, never blocking the frame path, each
+   * in the call's trace context (the session's timers fire in no particular one); an answering
+   * turn's figures go to the histograms.
+   */
+  function observerOf(call: CallRef, dest: AgentDestination | null, instruments: ReturnType<typeof instrumentsOf>) {
     let chain = Promise.resolve();
+    const callContext = context.active();
     const queue = (write: () => Promise<unknown>) => {
-      chain = chain.then(write).then(
+      chain = chain.then(() => context.with(callContext, write)).then(
         () => undefined,
         (err) => logger.error({ err, callId: call.id }, 'call journal write failed'),
       );
     };
     const observer: SessionObserver = {
-      transcript: (entry, turn) => queue(() => journal.transcript(call, dest, entry, turn)),
+      transcript: (entry, turn) => {
+        if (entry.latency_ms !== undefined) instruments.latency.observe(entry.latency_ms / 1000);
+        if (entry.timings) {
+          instruments.stt.observe(entry.timings.stt_wait_ms / 1000);
+          instruments.llm.observe(entry.timings.llm_first_token_ms / 1000);
+          instruments.tts.observe(entry.timings.tts_first_audio_ms / 1000);
+        }
+        queue(() => journal.transcript(call, dest, entry, turn));
+      },
       transfer: (to, reason) => queue(() => journal.transfer(call, dest, to, reason)),
-      error: (code, message) => queue(() => journal.error(call, dest, code, message)),
+      error: (code, message) => {
+        instruments.errors.inc({ kind: code });
+        queue(() => journal.error(call, dest, code, message));
+      },
     };
     return { observer, flushed: () => chain };
   }
 
-  async function converse(row: CallRow, agent: RunnableAgent, media: CallMedia, dest: AgentDestination | null, entry: LiveCall) {
+  async function converse(row: CallRow, agent: RunnableAgent, media: CallMedia, dest: AgentDestination | null, entry: LiveCall, span: Span | null) {
     const engine: DialogueEngine = createDialogueEngine({ llm: providers.llmFor(agent.llm), knowledge: deps.knowledge, functions: deps.functions.invokerFor({ agentId: agent.id, secret: agent.webhook_secret, callId: row.id }) });
     const stt = media.stt ?? providers.stt;
     if (!stt) throw new Error('no speech recogniser is configured for this call');
     const vad = await createVoiceActivityDetector({ mode: 2 });
     const recorder = createCallRecorder({ maxDurationMs: agent.max_duration_seconds * 1000 + 10_000 });
-    const { observer, flushed } = observerOf(row, dest);
+    const { observer, flushed } = observerOf(row, dest, instrumentsOf(row, agent, media));
     // A sandbox call brings its virtual clock; web sessions have a person on the other end: real time.
     const clock = media.clock ?? (row.direction === 'web' ? providers.mediaClock : providers.callClock);
     // The wallet pays for every second: the call ends when its cost would pass the balance (read
@@ -97,7 +136,9 @@ export function createCallRunner(deps: RunnerDeps) {
       recorder,
       earlyTranscriptMs: deps.earlyTranscriptMs,
       latency: media.latency,
+      trace: span && deps.tracer ? callTraceSpan(deps.tracer, span, clock) : undefined,
     });
+    entry.transport = row.provider;
     entry.session = session;
     const raw = createRawTrackWriter({ blobs: providers.blobs, recorder, workspaceId: row.workspace_id, callId: row.id, logger });
     const ended = session.run();
@@ -112,6 +153,7 @@ export function createCallRunner(deps: RunnerDeps) {
     budget?.cancel();
     // Ended by the wallet: billed to the budget, not to when the timer got round to it.
     if (outcome.endReason === 'insufficient_balance') outcome.durationMs = Math.min(outcome.durationMs, affordableSeconds * 1000);
+    span?.setAttributes({ 'vap.call.status': outcome.status, 'vap.call.end_reason': outcome.endReason, 'vap.call.duration_ms': outcome.durationMs, 'vap.call.turns': outcome.latency?.turns ?? 0 });
     vad.close();
     await flushed();
     // The raw tracks' last blocks are stored before the status is terminal: a crash after the
@@ -139,8 +181,15 @@ export function createCallRunner(deps: RunnerDeps) {
     });
   }
 
-  async function run(row: CallRow, connect: (signal: AbortSignal) => Promise<DialOutcome>): Promise<void> {
-    const entry: LiveCall = { row, dial: new AbortController(), session: null };
+  /** A call's run, in a span of its own when tracing is on (ids only). */
+  function run(row: CallRow, connect: (signal: AbortSignal) => Promise<DialOutcome>): Promise<void> {
+    if (!deps.tracer) return runCall(row, connect, null);
+    const attributes = { 'vap.call_id': row.id, 'vap.agent_id': row.agent_id, 'vap.workspace_id': row.workspace_id, 'vap.call.direction': row.direction, 'vap.call.provider': row.provider };
+    return inSpan(deps.tracer, 'call', { attributes }, (span) => runCall(row, connect, span));
+  }
+
+  async function runCall(row: CallRow, connect: (signal: AbortSignal) => Promise<DialOutcome>, span: Span | null): Promise<void> {
+    const entry: LiveCall = { row, dial: new AbortController(), session: null, transport: null };
     live.set(row.id, entry);
     try {
       const agent = await loadCallAgent(deps.db, row.workspace_id, row.agent_id);
@@ -166,7 +215,7 @@ export function createCallRunner(deps: RunnerDeps) {
         await dialed.media.hangup();
         return;
       }
-      await converse(row, agent, dialed.media, dest, entry);
+      await converse(row, agent, dialed.media, dest, entry, span);
     } catch (err) {
       logger.error({ err, callId: row.id }, 'call failed in the runtime');
       await journal
@@ -218,6 +267,12 @@ export function createCallRunner(deps: RunnerDeps) {
     liveIds: () => [...live.keys()],
     /** Each live call's length on its own clock (0 before its conversation starts). */
     liveElapsed: () => [...live].map(([id, entry]) => ({ id, elapsedMs: entry.session?.elapsedMs() ?? 0 })),
+    /** Connected calls by media transport. */
+    mediaSessions(): Map<string, number> {
+      const counts = new Map<string, number>();
+      for (const entry of live.values()) if (entry.transport) counts.set(entry.transport, (counts.get(entry.transport) ?? 0) + 1);
+      return counts;
+    },
     get size() {
       return live.size;
     },

@@ -90,6 +90,8 @@ export interface CallsTable {
   post_call_lease_expires_at: Timestamp | null;
   /** When call.ended and the outcome event were emitted (once). */
   ended_event_at: Timestamp | null;
+  /** W3C traceparent of the request that queued the call (null when tracing is off). */
+  trace_parent: string | null;
   lease_holder: string | null;
   lease_expires_at: Timestamp | null;
   last_renewed_at: Timestamp | null;

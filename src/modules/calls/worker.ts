@@ -81,14 +81,19 @@ export function createCallWorker(deps: CallWorkerDeps) {
       // Shutdown does not wait for calls to finish: their leases lapse and another worker ends them.
       stopTimeoutMs: 1000,
       describe: (row) => ({ callId: row.id }),
+      // The dialer's run of a call continues the trace of the request that placed it.
+      traceParent: (row) => row.trace_parent,
+      spanAttributes: (row) => ({ 'vap.call_id': row.id, 'vap.workspace_id': row.workspace_id, 'vap.agent_id': row.agent_id }),
     },
+    tracer: platform.telemetry.tracer,
   });
 
   return {
     /** Starts the calls that may start now, without waiting for them to end; answers how many. */
     async runDueOnce(): Promise<number> {
       const rows = await claim(config.calls.perProcess);
-      for (const row of rows) void start(row);
+      // Each as the loop runs it: in its job span when tracing is on.
+      for (const row of rows) void jobs.run(row);
       return rows.length;
     },
     /** Renewal and the lost-call sweep, once (tests; the loop runs them on its own). */

@@ -29,6 +29,8 @@ export interface ClaimedDelivery {
   agent_secret: string | null;
   agent_previous_secret: string | null;
   agent_rotated_at: Date | null;
+  /** The emitting work's traceparent (null when tracing was off). */
+  trace_parent: string | null;
 }
 
 /** Rows whose worker died during their last allowed attempt: nothing is left to try. */
@@ -80,7 +82,7 @@ export async function claimDeliveries(
             else d.url end
         from due where d.id = due.id
         returning d.id, d.event_id, d.workspace_id, d.destination, d.agent_id, d.url, d.secret, d.previous_secret, d.previous_secret_expires_at, d.attempt_count, d.max_attempts,
-          d.first_attempt_at, d.next_trigger
+          d.first_attempt_at, d.next_trigger, d.trace_parent
       )
       select c.*, e.payload, w.secret as endpoint_secret, w.previous_secret as endpoint_previous_secret,
         w.previous_secret_expires_at as endpoint_previous_expires_at,

@@ -64,6 +64,8 @@ export interface WebhookDeliveriesTable {
   last_error: string | null;
   lease_holder: string | null;
   lease_expires_at: Timestamp | null;
+  /** W3C traceparent of the work that emitted the event (null when tracing is off). */
+  trace_parent: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -1,3 +1,4 @@
+import { context, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.ts';
 import type { DatabaseHandle } from '../../platform/db/database.ts';
@@ -8,6 +9,7 @@ import { type OutboundClient, UrlRefusedError } from '../../platform/outbound/ss
 import { DELIVERY_CHANNEL, type WakeSignal } from '../../platform/outbox/emitter.ts';
 import { attemptOffsets, judgeStatus, type Outcome, planNextAttempt } from '../../platform/outbox/retry-policy.ts';
 import { signedHeaders } from '../../platform/outbox/signing.ts';
+import { traceparentOf } from '../../platform/telemetry/context.ts';
 import { buryLostLastAttempts, type ClaimedDelivery, claimDeliveries, createAttemptRecorder } from './delivery-sql.ts';
 import { PREVIOUS_SECRET_TTL_MS } from './service.ts';
 
@@ -40,6 +42,8 @@ export interface WorkerDeps {
   /** Safety-net polling interval. */
   pollIntervalMs?: number;
   random?: () => number;
+  /** Tracing on (platform.telemetry.tracer): a span per delivery, its POST carrying `traceparent`. */
+  tracer?: Tracer;
 }
 
 interface AttemptResult {
@@ -109,8 +113,23 @@ export function createWebhookWorker(deps: WorkerDeps) {
     if (!secret) {
       return { outcome: { kind: 'failed' }, startedAt, durationMs: 0, statusCode: null, excerpt: null, error: 'the tenant webhook was deleted' };
     }
-    const headers = signedHeaders({ id: row.event_id, body: row.payload, at: startedAt, secret, previousSecrets: previous, userAgent: USER_AGENT });
+    const headers: Record<string, string> = signedHeaders({ id: row.event_id, body: row.payload, at: startedAt, secret, previousSecrets: previous, userAgent: USER_AGENT });
+    // The receiver continues the trace of the work that emitted the event (W3C Trace Context).
+    const span = deps.tracer?.startSpan('POST webhook', { kind: SpanKind.CLIENT, attributes: { 'http.request.method': 'POST', 'vap.delivery_id': row.id, 'vap.destination': row.destination } });
+    const traceparent = span ? traceparentOf(trace.setSpan(context.active(), span)) : null;
+    if (traceparent) headers.traceparent = traceparent;
     const started = performance.now();
+    try {
+      const result = await post(row, headers, startedAt, started);
+      if (result.statusCode !== null) span?.setAttribute('http.response.status_code', result.statusCode);
+      if (result.outcome.kind !== 'succeeded') span?.setStatus({ code: SpanStatusCode.ERROR });
+      return result;
+    } finally {
+      span?.end();
+    }
+  }
+
+  async function post(row: ClaimedDelivery, headers: Record<string, string>, startedAt: Date, started: number): Promise<AttemptResult> {
     try {
       const response = await outbound.request(row.url, {
         method: 'POST',
@@ -177,8 +196,10 @@ export function createWebhookWorker(deps: WorkerDeps) {
     // A delivery in flight ends within its timeout; past the lease another worker may take it anyway.
     stopTimeoutMs: leaseMs,
     describe: (row) => ({ deliveryId: row.id, attempt: row.attempt_count }),
+    traceParent: (row) => row.trace_parent,
+    spanAttributes: (row) => ({ 'vap.delivery_id': row.id, 'vap.workspace_id': row.workspace_id, 'vap.attempt': row.attempt_count }),
   };
-  const runner = createJobRunner({ database, clock, logger, job });
+  const runner = createJobRunner({ database, clock, logger, job, tracer: deps.tracer });
 
   return {
     holder,

@@ -1,10 +1,16 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode, ERROR_STATUS, type FieldError, titleFor } from '../errors.ts';
+import { problemTypeUrl } from './error-docs.ts';
 
 // The one renderer of errors: every failure leaves as RFC 9457 application/problem+json,
 // never with a stack, SQL or an unknown error's message.
 
-export const PROBLEM_TYPE_BASE = 'https://docs.voice-agent-platform.dev/errors/';
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The platform's public base URL: each problem `type` is `<base>/docs/errors#<code>` (error-docs.ts). */
+    problemTypeBase: string;
+  }
+}
 /** At most this many entries in a problem's `errors`; `error_count` then gives the total. */
 export const MAX_FIELD_ERRORS = 20;
 const MAX_DETAIL = 2_000;
@@ -62,7 +68,8 @@ export function problemBody(request: FastifyRequest, code: ErrorCode, detail: st
   const status = ERROR_STATUS[code];
   const count = errors?.length ?? 0;
   return {
-    type: PROBLEM_TYPE_BASE + code,
+    // An app without the decoration (a bare test app) links relatively: still the platform's page.
+    type: problemTypeUrl(request.server.problemTypeBase ?? '', code),
     title: titleFor(status),
     status,
     detail: cut(detail, MAX_DETAIL),
@@ -125,7 +132,8 @@ function classify(error: FastifyError & { validation?: AjvIssue[]; validationCon
   return { code: 'internal', detail: 'an internal error occurred; quote the request_id when reporting it' };
 }
 
-export function registerErrorHandling(app: FastifyInstance) {
+export function registerErrorHandling(app: FastifyInstance, options: { publicBaseUrl?: string } = {}) {
+  app.decorate('problemTypeBase', options.publicBaseUrl ?? '');
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { code, detail, errors } = classify(error);
     if (code === 'internal') request.log.error({ err: error }, 'unhandled error');

@@ -1,7 +1,8 @@
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode, type FieldError, titleFor } from '../errors.ts';
-import { MAX_FIELD_ERRORS, PROBLEM_TYPE_BASE, sendProblem } from './error-handler.ts';
+import { problemTypeUrl } from './error-docs.ts';
+import { MAX_FIELD_ERRORS, sendProblem } from './error-handler.ts';
 
 // Input the database or the runtime cannot take, refused before any schema, service or query
 // sees it, for every route present and future:
@@ -128,15 +129,17 @@ export function frameworkErrors(error: { code?: string }, _request: FastifyReque
 /**
  * Fastify's `clientErrorHandler`: a request Node's HTTP parser refuses (malformed request line or
  * header, headers over the size limit, too slow) is answered as problem+json before the socket
- * closes. No request id exists yet: none is given.
+ * closes. No request id exists yet: none is given. `publicBaseUrl` roots the problem `type`.
  */
-export function clientErrorHandler(error: { code?: string }, socket: Socket) {
+export const clientErrorHandlerFor = (publicBaseUrl: string) => (error: { code?: string }, socket: Socket) => clientError(publicBaseUrl, error, socket);
+
+function clientError(publicBaseUrl: string, error: { code?: string }, socket: Socket) {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const code: ErrorCode =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : error.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : 'bad_request';
   const status = ERROR_STATUS[code];
   const body = JSON.stringify({
-    type: PROBLEM_TYPE_BASE + code,
+    type: problemTypeUrl(publicBaseUrl, code),
     title: titleFor(status),
     status,
     detail: code === 'bad_request' ? 'the HTTP request is malformed' : titleFor(status).toLowerCase(),

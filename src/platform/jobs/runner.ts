@@ -1,7 +1,9 @@
+import { SpanKind, type Tracer } from '@opentelemetry/api';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { CHANNEL_NAME, type ChannelListener, createChannelListener } from '../db/channel-listener.ts';
 import type { DatabaseHandle } from '../db/database.ts';
+import { contextOf, inSpan } from '../telemetry/context.ts';
 
 // The one loop every background job runs on (DESIGN part 2, "background work"). A job says how
 // to claim due rows (one statement that leases them and commits: the SQL lives beside the job,
@@ -53,6 +55,10 @@ export interface JobDefinition<Row> {
   describe?(row: Row): Record<string, unknown>;
   /** false: the poll timer does not keep the process alive (default true). */
   keepAlive?: boolean;
+  /** The traceparent stored with a row (the request that queued it): its run's span joins that trace. */
+  traceParent?(row: Row): string | null;
+  /** Span attributes naming a row (ids only, never content). */
+  spanAttributes?(row: Row): Record<string, string | number>;
 }
 
 export interface JobRunnerDeps<Row> {
@@ -60,12 +66,14 @@ export interface JobRunnerDeps<Row> {
   clock: Clock;
   logger: FastifyBaseLogger;
   job: JobDefinition<Row>;
+  /** Tracing on: a span per run (`job <name>`), a child of the row's stored trace when it has one. */
+  tracer?: Tracer;
 }
 
 const DEFAULT_STOP_TIMEOUT_MS = 30_000;
 
 export function createJobRunner<Row>(deps: JobRunnerDeps<Row>) {
-  const { database, clock, logger, job } = deps;
+  const { database, clock, logger, job, tracer } = deps;
   if (job.channel !== undefined && !CHANNEL_NAME.test(job.channel)) throw new Error(`job ${job.name}: invalid channel name ${job.channel}`);
   if (!Number.isInteger(job.concurrency) || job.concurrency < 1) throw new Error(`job ${job.name}: concurrency must be a positive integer`);
   const sweepIntervalMs = job.sweepIntervalMs ?? job.pollIntervalMs;
@@ -108,7 +116,10 @@ export function createJobRunner<Row>(deps: JobRunnerDeps<Row>) {
 
   /** Runs one row (a synchronous throw becomes a rejection like any other). */
   async function runRow(row: Row, abortSignal: AbortSignal): Promise<void> {
-    await job.run(row, abortSignal);
+    if (!tracer) return await job.run(row, abortSignal);
+    const parent = contextOf(job.traceParent?.(row));
+    const attributes = { 'vap.job': job.name, ...job.spanAttributes?.(row) };
+    await inSpan(tracer, `job ${job.name}`, { kind: SpanKind.CONSUMER, parent, attributes }, () => job.run(row, abortSignal));
   }
 
   /** Starts a row in the background of the loop; its end frees a slot and wakes the loop. */
@@ -189,6 +200,8 @@ export function createJobRunner<Row>(deps: JobRunnerDeps<Row>) {
   return {
     name: job.name,
     runDueOnce,
+    /** Runs one claimed row as the loop would (its span included), outside the loop's slots. */
+    run: (row: Row, abortSignal: AbortSignal = new AbortController().signal) => runRow(row, abortSignal),
     /** Wakes the loop (something became due in this process). */
     nudge: signal,
     /** Starts the loop (idempotent). */

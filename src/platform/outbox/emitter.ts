@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Database, Executor } from '../db/schema.ts';
 import { newId } from '../ids.ts';
+import { traceparentOf } from '../telemetry/context.ts';
 import { buildEnvelope, eventTypeInfo } from './catalog.ts';
 import { attemptOffsets } from './retry-policy.ts';
 import type { AgentDestination, EmitInput, EmittedEvent, EventEmitter } from './emit.ts';
@@ -129,6 +130,8 @@ export function createEventEmitter(deps: EmitterDeps) {
 
     const common = {
       event_id: eventId,
+      // The work emitting the event (a request, a call): its delivery joins that trace.
+      trace_parent: traceparentOf(),
       workspace_id: input.workspaceId,
       event_type: input.type,
       agent_id: agentId,

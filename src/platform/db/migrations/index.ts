@@ -14,6 +14,7 @@ import * as widgets from './0012_widgets.ts';
 import * as publicUtilities from './0013_public.ts';
 import * as postCall from './0014_post_call.ts';
 import * as liveElapsed from './0015_live_elapsed.ts';
+import * as traceContext from './0016_trace_context.ts';
 
 // One migration set for PGlite and PostgreSQL, applied in name order at start-up.
 // Never edit a migration that has shipped: add the next number.
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '0013_public': publicUtilities,
   '0014_post_call': postCall,
   '0015_live_elapsed': liveElapsed,
+  '0016_trace_context': traceContext,
 };

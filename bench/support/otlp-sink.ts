@@ -1,0 +1,27 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+// BENCH_OTEL=1: tracing on against a local OTLP/HTTP sink that reads each export and answers 200
+// (what a collector costs the platform is the export's serialisation and POST, not the
+// collector's work). Without it tracing is off, as by default. Run a benchmark both ways in one
+// sitting to compare: `npm run bench -- http` then `BENCH_OTEL=1 npm run bench -- http`.
+
+export async function tracingEnv(): Promise<{ env: Record<string, string>; spans: () => number; close: () => Promise<void> }> {
+  if (!process.env.BENCH_OTEL) return { env: {}, spans: () => 0, close: async () => {} };
+  let bytes = 0;
+  const server = http.createServer((req, res) => {
+    req.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  console.log(`tracing on: OTLP/HTTP sink at 127.0.0.1:${port}`);
+  return {
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_BSP_SCHEDULE_DELAY: '1000' },
+    /** Bytes of OTLP JSON received (a sign that spans flowed). */
+    spans: () => bytes,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { loadConfig } from '../src/config.ts';
+import { createTelemetry } from '../src/platform/telemetry/telemetry.ts';
+import { buildTestApp } from './support/app.ts';
+import { signUp } from './support/fixtures.ts';
+import { startOtlpReceiver, type ReceivedSpan } from './support/otlp-receiver.ts';
+import { freePort } from './support/ports.ts';
+import { startReceiver } from '../src/modules/webhooks/test-receiver.ts';
+import { createWebhookWorker } from '../src/modules/webhooks/worker.ts';
+import { as, createCallAgent, placeCall, waitForEnd } from '../src/modules/calls/test-helpers.ts';
+
+// OpenTelemetry end to end (DESIGN part 9, Observability): a sandbox call placed over HTTP is one
+// trace, exported over OTLP/HTTP to a local collector: the request → the dialer's job → the call
+// → each turn → its stages (and the tool it called), the post-call job, and every webhook
+// delivery, whose POST carries the trace on to the receiver. Ids as attributes, never words.
+// With OTEL_EXPORTER_OTLP_ENDPOINT unset nothing is exported and nothing carries a trace.
+
+const collector = await startOtlpReceiver();
+const hooks = await startReceiver();
+const tool = await startReceiver(() => ({ status: 200, body: JSON.stringify({ status: 'shipped' }) }));
+after(() => Promise.all([collector.close(), hooks.close(), tool.close()]));
+
+const SCRIPT = ['Can you check the status of my order?', 'Thanks, goodbye!'];
+
+async function sandboxCall(t: Awaited<ReturnType<typeof buildTestApp>>) {
+  const user = await signUp(t);
+  const agent = await createCallAgent(t, user, {
+    webhook_url: hooks.url,
+    functions: [{ name: 'check_order', description: 'Check the status of an order', url: tool.url, parameters: { type: 'object', properties: {} } }],
+  });
+  const placed = await placeCall(t, user, { agent_id: agent.id, to: '+15550100200', simulation: { caller_script: SCRIPT } });
+  const call = await waitForEnd(t, user, placed.id);
+  const worker = createWebhookWorker({ database: t.platform.database, clock: t.platform.clock, webhooks: t.platform.config.webhooks, outbound: t.platform.outbound, logger: t.platform.logger, tracer: t.platform.telemetry.tracer });
+  while ((await worker.runDueOnce()) > 0);
+  const deliveries = hooks.received.filter((r) => r.body.includes(call.id));
+  return { user, agent, call, deliveries };
+}
+
+describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)', async () => {
+  const t = await buildTestApp({ env: { SANDBOX_SPEED: 'max', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SERVICE_NAME: 'vap-test' } });
+
+  it('one trace: request → dialer job → call → turns → stages, post-call and webhook deliveries, with parent links and no words', async () => {
+    const { user, agent, call, deliveries } = await sandboxCall(t);
+    await t.platform.telemetry.flush();
+
+    const request = collector.spans.find((s) => s.name === 'POST /v1/calls/outbound' && s.attributes['http.response.status_code'] === 201 && s.attributes['vap.request_id'] !== undefined);
+    assert.ok(request, 'the request span was exported');
+    assert.equal(request.kind, 2, 'a server span');
+    assert.equal(request.attributes['http.route'], '/v1/calls/outbound');
+    assert.equal(request.service, 'vap-test');
+    const trace = collector.spans.filter((s) => s.traceId === request.traceId);
+    const byId = new Map(trace.map((s) => [s.spanId, s]));
+    const parentOf = (span: ReceivedSpan) => (span.parentSpanId ? byId.get(span.parentSpanId) : undefined);
+    const only = (name: string, parent: ReceivedSpan) => {
+      const found = trace.filter((s) => s.name === name && s.parentSpanId === parent.spanId);
+      assert.equal(found.length, 1, `one ${name} under ${parent.name}: ${found.length}`);
+      return found[0];
+    };
+
+    const dialer = only('job calls', request);
+    assert.equal(dialer.attributes['vap.call_id'], call.id);
+    const callSpan = only('call', dialer);
+    assert.deepEqual(
+      [callSpan.attributes['vap.call_id'], callSpan.attributes['vap.agent_id'], callSpan.attributes['vap.workspace_id']],
+      [call.id, agent.id, user.workspaceId],
+    );
+    assert.equal(callSpan.attributes['vap.call.end_reason'], 'caller_goodbye');
+    assert.equal(callSpan.attributes['vap.call.turns'], 2);
+
+    // Every turn: the greeting (an agent turn: no caller stages) and the caller's two turns.
+    const turns = trace.filter((s) => s.name === 'turn' && s.parentSpanId === callSpan.spanId).sort((a, b) => Number(a.attributes['turn.index']) - Number(b.attributes['turn.index']));
+    assert.deepEqual(turns.map((s) => s.attributes['turn.kind']), ['agent', 'caller', 'caller']);
+    const stagesOf = (turn: ReceivedSpan) => trace.filter((s) => s.parentSpanId === turn.spanId).map((s) => s.name).sort();
+    assert.deepEqual(stagesOf(turns[0]), ['first_frame_out', 'tts.first_audio']);
+    assert.deepEqual(stagesOf(turns[1]), ['first_frame_out', 'llm.first_token', 'stt', 'tool', 'tts.first_audio', 'vad.end_of_turn']);
+    assert.deepEqual(stagesOf(turns[2]), ['first_frame_out', 'llm.first_token', 'stt', 'tts.first_audio', 'vad.end_of_turn']);
+    for (const [i, turn] of turns.slice(1).entries()) assert.equal(turn.attributes.latency_ms, call.transcript[2 + 2 * i].latency_ms, 'the turn carries its latency');
+    const toolSpan = trace.find((s) => s.name === 'tool' && s.parentSpanId === turns[1].spanId) as ReceivedSpan;
+    assert.equal(toolSpan.attributes['tool.name'], 'check_order');
+    assert.equal(toolSpan.attributes['tool.status'], '200');
+    assert.equal(typeof toolSpan.attributes['tool.duration_ms'], 'number');
+    for (const s of trace.filter((x) => parentOf(x)?.name === 'turn')) assert.equal(typeof s.attributes.duration_ms, 'number', `${s.name} has its duration`);
+
+    // After the call, in the same trace; and every delivery: its job, its POST, the receiver's traceparent.
+    const postCall = trace.filter((s) => s.name === 'job post-call');
+    assert.ok(postCall.length >= 1 && postCall.every((s) => s.parentSpanId === request.spanId), 'post-call runs under the request');
+    assert.deepEqual(deliveries.map((d) => JSON.parse(d.body).type ?? JSON.parse(d.body).event).slice(0, 1), ['call.started']);
+    for (const delivery of deliveries) {
+      const header = String(delivery.headers.traceparent);
+      const [, traceId, spanId] = header.split('-');
+      assert.equal(traceId, request.traceId, 'the webhook carries the trace');
+      const post = byId.get(spanId);
+      assert.equal(post?.name, 'POST webhook');
+      assert.equal(post?.attributes['http.response.status_code'], 200);
+      const job = post && parentOf(post);
+      assert.equal(job?.name, 'job webhook-deliveries');
+      assert.ok(job && ['call', 'job post-call'].includes(parentOf(job)?.name ?? ''), `a delivery's job is under the work that emitted it: ${job && parentOf(job)?.name}`);
+    }
+    assert.ok(deliveries.length >= 5);
+
+    // Never content: no transcript line, no prompt, no tool result in any attribute of any span.
+    const values = collector.spans.flatMap((s) => Object.values(s.attributes)).filter((v): v is string => typeof v === 'string');
+    const words = [...call.transcript.map((e: { text: string }) => e.text), 'You are Ada', 'shipped', ...SCRIPT];
+    for (const text of words) assert.ok(!values.some((v) => v.includes(text)), `no attribute quotes "${text}"`);
+
+    // The incoming trace context of a request is honoured.
+    const parent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await t.request({ method: 'GET', url: `/v1/calls/${call.id}`, ...as(user), headers: { traceparent: parent } });
+    await t.platform.telemetry.flush();
+    const read = collector.spans.find((s) => s.name === 'GET /v1/calls/:id' && s.traceId === '0af7651916cd43dd8448eb211c80319c');
+    assert.equal(read?.parentSpanId, 'b7ad6b7169203331');
+  });
+});
+
+describe('tracing off (no endpoint)', async () => {
+  const t = await buildTestApp({ env: { SANDBOX_SPEED: 'max' } });
+
+  it('exports nothing, stores no trace context and sends no traceparent', async () => {
+    assert.equal(t.platform.telemetry.tracer, undefined, 'no SDK tracer');
+    const before = collector.spans.length;
+    const exportsBefore = collector.exports;
+    const { call, deliveries } = await sandboxCall(t);
+    await t.platform.telemetry.flush();
+    assert.equal(collector.spans.length, before);
+    assert.equal(collector.exports, exportsBefore);
+    assert.ok(!collector.spans.some((s) => s.attributes['vap.call_id'] === call.id));
+    const row = await t.platform.db.selectFrom('calls').select('trace_parent').where('id', '=', call.id).executeTakeFirstOrThrow();
+    assert.equal(row.trace_parent, null);
+    assert.ok(deliveries.length >= 5);
+    assert.ok(deliveries.every((d) => d.headers.traceparent === undefined));
+  });
+});
+
+describe('a collector that is down', () => {
+  it('never fails a flush or the shutdown: the export error is reported', async () => {
+    const errors: unknown[] = [];
+    const config = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`, OTEL_EXPORTER_OTLP_TIMEOUT: '300' }).telemetry;
+    const telemetry = await createTelemetry(config, { onError: (error) => errors.push(error) });
+    telemetry.tracer?.startSpan('lost').end();
+    await telemetry.flush();
+    await telemetry.shutdown();
+    assert.ok(errors.length >= 1, 'the failed export was reported');
+  });
+});
