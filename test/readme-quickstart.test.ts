@@ -20,7 +20,7 @@ after(() => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-it('the README quickstart places a sandbox call and fetches its transcript and recording', { timeout: 120_000 }, async () => {
+it('the README quickstart places a sandbox call and fetches its transcript and recording', { timeout: 240_000 }, async () => {
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
   const block = /## Quickstart \(curl\)[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
   assert.ok(block, 'the README has a curl quickstart');
@@ -32,7 +32,11 @@ it('the README quickstart places a sandbox call and fetches its transcript and r
   server.stdout?.on('data', (chunk: Buffer) => {
     if (log.length < 1 << 20) log += chunk.toString();
   });
-  for (let i = 0; i < 300 && !(await fetch(`http://127.0.0.1:${port}/v1/health`).then((r) => r.ok, () => false)); i++) {
+  // Up to two minutes: a loaded machine starts a server slowly (a cold start on a fresh DATA_DIR
+  // took 30-36 s with the suite beside it), which is no failure of the quickstart.
+  const deadline = Date.now() + 120_000;
+  while (!(await fetch(`http://127.0.0.1:${port}/v1/health`).then((r) => r.ok, () => false))) {
+    assert.ok(Date.now() < deadline, `the server did not start within 120 s: ${log.slice(-2000)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const script = block.replace('B=http://localhost:3000', `B=http://127.0.0.1:${port}`);
