@@ -7,11 +7,16 @@ import { type Asset, DASHBOARD_DIST, type DashboardFiles, loadDashboard } from '
 // "no page here"; everything else (the API under /v1, /docs, /openapi.json, /metrics, a missing
 // asset, a non-HTML request) keeps the platform's problem+json 404.
 
-/** What the dashboard may load: its own files and the API on this origin, nothing inline. */
+// React Aria adds two fixed <style> elements of its own (touch-action on pressable elements, and
+// overscroll-behavior while a modal is open): allowed by their hashes, nothing else inline. The
+// browser test fails on any CSP violation, so a change of those texts in an upgrade shows there.
+const REACT_ARIA_STYLES = ["'sha256-38RhXrc7EdReTKsOm23ZPOCUgniTUUcjky8QOOrQx6o='", "'sha256-gYiS/BvZvRcK27JIXTuwhZ3hs2+VJ1X+2gUlE+farlg='"];
+
+/** What the dashboard may load: its own files and the API on this origin, no inline script. */
 export const DASHBOARD_CSP = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self'",
+  `style-src 'self' ${REACT_ARIA_STYLES.join(' ')}`,
   "img-src 'self' data: blob:",
   "media-src 'self' blob:",
   "connect-src 'self'",

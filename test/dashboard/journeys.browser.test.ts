@@ -1,0 +1,279 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { createWebhookWorker } from '../../src/modules/webhooks/worker.ts';
+import { artifact, launchChromium } from '../../src/modules/widgets/browser-helpers.ts';
+import { buildTestApp } from '../support/app.ts';
+import { uniqueEmail } from '../support/fixtures.ts';
+import { freePort } from '../support/ports.ts';
+
+// The dashboard in Debian's Chromium against the real platform on 127.0.0.1: one app, one
+// browser, one page walking the journeys in order (each step builds on the last, as a user
+// would): sign up, log out and in by keyboard, create and edit an agent (its webhook secret
+// shown once), a sandbox call on the calls page with its transcript and a recording played to
+// the end, an API key shown once then revoked, a failed webhook replayed, a sandbox top-up; every
+// page without horizontal scrolling at 375 px. Screenshots go to test-artifacts/.
+
+const port = await freePort();
+const origin = `http://127.0.0.1:${port}`;
+const t = await buildTestApp({ env: { PUBLIC_BASE_URL: origin, SANDBOX_SPEED: 'max', TENANT_WEBHOOK_RETRY_SCHEDULE: '0' } });
+await t.app.listen({ port, host: '127.0.0.1' });
+await t.calls.worker.start();
+await t.calls.postCall.start();
+const webhooks = createWebhookWorker({ database: t.platform.database, clock: t.platform.clock, webhooks: t.platform.config.webhooks, outbound: t.platform.outbound, logger: t.platform.logger });
+
+// A receiver that refuses until told to accept.
+let accepting = false;
+const received: string[] = [];
+const receiver = http.createServer((request, response) => {
+  let body = '';
+  request.on('data', (chunk) => (body += chunk));
+  request.on('end', () => {
+    received.push(body);
+    response.writeHead(accepting ? 204 : 500).end();
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+after(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks`;
+
+const email = uniqueEmail('dash');
+const password = 'correct horse battery';
+
+// What sticks out to the right of the page (the layout viewport: without the scrollbar).
+const OVERFLOW = `(() => {
+  const width = document.documentElement.clientWidth;
+  return [...document.querySelectorAll('body *')]
+    .filter((e) => e.getBoundingClientRect().right > width + 0.5 && !e.closest('.table-wrap'))
+    .map((e) => e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') + ' ' + Math.round(e.getBoundingClientRect().right) + '/' + width)
+    .slice(0, 5);
+})()`;
+
+async function noHorizontalScroll(page: Page, name: string) {
+  await page.setViewportSize({ width: 375, height: 800 });
+  const [scrollWidth, clientWidth] = (await page.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]')) as [number, number];
+  const sticking = (await page.evaluate(OVERFLOW)) as string[];
+  await page.screenshot({ path: artifact(`dashboard-${name}-375.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: artifact(`dashboard-${name}-1280.png`), fullPage: true });
+  assert.ok(scrollWidth <= clientWidth && sticking.length === 0, `${name}: ${scrollWidth} px wide at 375 px; sticking out: ${sticking.join(', ')}`);
+}
+
+/** The signed-in tab's access token and workspace (to check the UI's work through the API). */
+async function session(page: Page) {
+  const tokens = JSON.parse(String(await page.evaluate("localStorage.getItem('vap.tokens')"))) as { accessToken: string };
+  const list = await t.request({ method: 'GET', url: '/v1/workspaces', token: tokens.accessToken });
+  return { token: tokens.accessToken, workspaceId: list.json().data[0].id as string };
+}
+
+const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
+
+describe('the dashboard in Chromium', async () => {
+  const browser = await launchChromium(['--autoplay-policy=no-user-gesture-required']);
+  await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  const page = await browser.newPage();
+  page.setDefaultTimeout(15_000);
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) errors.push(message.text());
+  });
+  let agentUrl = '';
+
+  it('signs up, logs out, and logs in again by keyboard alone', async () => {
+    await page.goto(`${origin}/`);
+    await heading(page, 'Log in');
+    await noHorizontalScroll(page, 'login');
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await page.getByLabel('Name').fill('Ada');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await heading(page, 'Agents');
+    await page.getByText('No agents yet.').waitFor();
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await heading(page, 'Log in');
+    // A wrong password is refused in words.
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('alert').waitFor();
+    // Keyboard alone: the email field has the focus; Tab to the password, Enter submits.
+    await page.reload();
+    await heading(page, 'Log in');
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(password);
+    await page.keyboard.press('Enter');
+    await heading(page, 'Agents');
+    assert.equal(new URL(page.url()).pathname, '/agents');
+  });
+
+  it('creates an agent, shows its webhook secret once, and saves its settings', async () => {
+    await page.getByLabel("New agent's name").fill('Front desk');
+    await page.getByRole('button', { name: 'Create agent' }).click();
+    await heading(page, 'Front desk');
+    agentUrl = page.url();
+    const secret = await page.getByTestId('secret-value').textContent();
+    assert.match(String(secret), /^whsec_/);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByText('Copied', { exact: true }).waitFor();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), secret);
+
+    await page.getByLabel('Prompt').fill('You are the receptionist of Acme.');
+    await page.getByLabel('First message').fill('Hello, Acme here. How can I help?');
+    await page.getByLabel('End-call phrases').fill('Goodbye\nHave a nice day');
+    await page.getByLabel('Maximum call length (seconds)').fill('300');
+    await page.getByLabel('Language', { exact: true }).selectOption('en-GB');
+    await page.getByLabel('Webhook URL').fill('ftp://example.com/hook');
+    await page.getByRole('button', { name: 'Save agent' }).click();
+    // The platform's refusal is shown on its field.
+    await page.getByText(/http/i, { exact: false }).and(page.locator('.field-error')).waitFor();
+    await page.getByLabel('Webhook URL').fill(receiverUrl);
+    await page.getByLabel('call.ended').check();
+    await page.getByRole('button', { name: 'Save agent' }).click();
+    await page.getByText('Saved', { exact: true }).waitFor();
+
+    const { token, workspaceId } = await session(page);
+    const id = agentUrl.split('/').at(-1);
+    const saved = (await t.request({ method: 'GET', url: `/v1/agents/${id}`, token, workspaceId })).json();
+    assert.equal(saved.prompt, 'You are the receptionist of Acme.');
+    assert.equal(saved.first_message, 'Hello, Acme here. How can I help?');
+    assert.deepEqual(saved.end_call_phrases, ['Goodbye', 'Have a nice day']);
+    assert.equal(saved.max_duration_seconds, 300);
+    assert.equal(saved.language, 'en-GB');
+    assert.equal(saved.webhook_url, receiverUrl);
+    assert.deepEqual(saved.webhook_events, ['call.ended']);
+
+    // Shown once: after a reload only the rotation is offered.
+    await page.reload();
+    await page.getByRole('button', { name: 'Rotate webhook secret' }).waitFor();
+    assert.equal(await page.getByTestId('secret-value').count(), 0);
+    await noHorizontalScroll(page, 'agent');
+  });
+
+  it('edits the agent by keyboard alone', async () => {
+    await page.getByRole('textbox', { name: 'Name', exact: true }).focus();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' (main)');
+    let onSave = false;
+    for (let i = 0; i < 60 && !onSave; i++) {
+      await page.keyboard.press('Tab');
+      onSave = (await page.evaluate('document.activeElement?.textContent')) === 'Save agent';
+    }
+    assert.ok(onSave, 'Tab reaches the Save button');
+    await page.keyboard.press('Enter');
+    await page.getByText('Saved', { exact: true }).waitFor();
+    await heading(page, 'Front desk (main)');
+  });
+
+  it('shows a sandbox call on the calls page, then its transcript, latency and a recording that plays to the end', async () => {
+    const { token, workspaceId } = await session(page);
+    const agentId = agentUrl.split('/').at(-1);
+    const placed = await t.request({ method: 'POST', url: '/v1/calls/outbound', token, workspaceId, payload: { agent_id: agentId, to: '+15550100200', simulation: { caller_script: ['Hi, what are your opening hours?', 'Thanks, goodbye!'] } } });
+    assert.equal(placed.statusCode, 201, placed.body);
+    const callId = placed.json().id as string;
+
+    await page.getByRole('link', { name: 'Calls' }).click();
+    await heading(page, 'Calls');
+    const row = page.getByRole('row').filter({ hasText: '+15550100200' });
+    await row.waitFor();
+    await noHorizontalScroll(page, 'calls');
+    // Filters: a direction with no call shows the empty state, the call's own shows it again.
+    await page.getByLabel('Direction').selectOption('inbound');
+    await page.getByText('No calls match.').waitFor();
+    await page.getByLabel('Direction').selectOption('outbound');
+    await page.getByLabel('Agent').selectOption({ label: 'Front desk (main)' });
+    await row.getByRole('link').click();
+
+    await heading(page, 'Call');
+    assert.equal(new URL(page.url()).pathname, `/calls/${callId}`);
+    // The page follows the call until its recording is made.
+    const audio = page.getByLabel('Call recording');
+    await audio.waitFor({ timeout: 60_000 });
+    await page.getByRole('cell', { name: 'Hi, what are your opening hours?' }).waitFor();
+    await page.getByRole('cell', { name: 'Hello, Acme here. How can I help?' }).waitFor();
+    assert.ok((await page.getByRole('cell', { name: /^\d+ ms$/ }).count()) >= 1, 'per-turn latency');
+    assert.match(String(await page.locator('[data-field="Status"]').textContent()), /completed/);
+    assert.match(String(await page.locator('[data-field="Cost"]').textContent()), /^\$\d/);
+    const ended = (await page.evaluate(`new Promise((resolve, reject) => {
+      const audio = document.querySelector('audio');
+      audio.muted = true;
+      audio.addEventListener('ended', () => resolve(audio.duration), { once: true });
+      audio.addEventListener('error', () => reject(new Error('audio error ' + audio.error?.code)), { once: true });
+      audio.playbackRate = 16;
+      audio.play().catch(reject);
+    })`)) as number;
+    assert.ok(ended > 1, `the recording lasts ${ended} s`);
+    await noHorizontalScroll(page, 'call');
+  });
+
+  it('creates an API key shown once, and revokes it: the platform then refuses it', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await heading(page, 'API keys');
+    await page.getByText('No API keys yet.').waitFor();
+    await page.getByLabel('Key name').fill('Backend');
+    await page.getByLabel('Scope').selectOption('read-only');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = String(await page.getByTestId('secret-value').textContent());
+    assert.match(key, /^sk_/);
+    assert.equal((await t.request({ method: 'GET', url: '/v1/agents', token: key })).statusCode, 200);
+    assert.equal((await t.request({ method: 'POST', url: '/v1/agents', token: key, payload: { name: 'x' } })).statusCode, 403);
+    await page.getByRole('button', { name: 'I have saved it' }).click();
+    assert.equal(await page.getByTestId('secret-value').count(), 0);
+    await page.getByRole('row').filter({ hasText: 'Backend' }).getByText('read-only').waitFor();
+    await noHorizontalScroll(page, 'api-keys');
+
+    await page.getByRole('button', { name: 'Revoke Backend' }).click();
+    const dialog = page.getByRole('alertdialog', { name: 'Revoke “Backend”?' });
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Revoke Backend' }).click();
+    await dialog.getByRole('button', { name: 'Revoke key' }).click();
+    await page.getByRole('row').filter({ hasText: 'Backend' }).getByText(/^Revoked/).waitFor();
+    assert.equal((await t.request({ method: 'GET', url: '/v1/agents', token: key })).statusCode, 401);
+  });
+
+  it('finds a failed webhook under Failed and replays it: delivered', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await heading(page, 'Webhooks');
+    await page.getByLabel('Endpoint URL').fill(receiverUrl);
+    await page.getByRole('button', { name: 'Save endpoint' }).click();
+    assert.match(String(await page.getByTestId('secret-value').textContent()), /^whsec_/);
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByText('Test event queued').waitFor();
+    while ((await webhooks.runDueOnce()) > 0);
+    assert.ok(received.some((body) => body.includes('webhook.test')), 'the receiver was called (and answered 500)');
+
+    await page.getByRole('tab', { name: 'Failed' }).click();
+    const failedRow = page.getByRole('row').filter({ hasText: 'webhook.test' });
+    await failedRow.waitFor();
+    await noHorizontalScroll(page, 'webhooks-failed');
+    accepting = true;
+    await failedRow.getByRole('button', { name: /^Replay webhook\.test/ }).click();
+    await page.getByText('Replay queued').waitFor();
+    while ((await webhooks.runDueOnce()) > 0);
+    await page.getByText('No failed deliveries.').waitFor();
+    await page.getByRole('tab', { name: 'Deliveries' }).click();
+    await page.getByRole('row').filter({ hasText: 'webhook.test' }).getByText('succeeded').first().waitFor();
+  });
+
+  it('tops up the wallet in sandbox mode and shows it in the ledger', async () => {
+    await page.getByRole('link', { name: 'Billing' }).click();
+    await heading(page, 'Billing');
+    const before = String(await page.getByTestId('balance').textContent());
+    await page.getByLabel('Amount (USD)').fill('25');
+    await page.getByRole('button', { name: 'Top up' }).click();
+    await page.getByText(/Payment succeeded/).waitFor();
+    await page.getByRole('row').filter({ hasText: /top ?up/i }).filter({ hasText: '$25.00' }).first().waitFor();
+    const after = String(await page.getByTestId('balance').textContent());
+    assert.equal(Number(after.replace(/[$,]/g, '')) - Number(before.replace(/[$,]/g, '')), 25);
+    await noHorizontalScroll(page, 'billing');
+  });
+
+  it('logged no error in the page', () => {
+    assert.deepEqual(errors, []);
+  });
+});

@@ -1,0 +1,1 @@
+import{t as e}from"./index-NlVK0bIv.js";var t=e(((e,t)=>{t.exports={}}));export default t();
