@@ -11,7 +11,12 @@ export default defineConfig({
   root,
   base: '/',
   logLevel: 'warn',
-  resolve: { alias: { '@voice-agent-platform/sdk': path.resolve(root, '../../sdks/typescript/src/index.ts') } },
+  resolve: {
+    alias: {
+      '@voice-agent-platform/sdk': path.resolve(root, '../../sdks/typescript/src/index.ts'),
+      'node:crypto': path.resolve(root, 'src/api/no-node-crypto.ts'),
+    },
+  },
   build: {
     outDir: path.resolve(root, 'dist'),
     emptyOutDir: true,

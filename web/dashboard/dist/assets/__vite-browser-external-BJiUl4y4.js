@@ -1,1 +1,0 @@
-import{t as e}from"./index-NlVK0bIv.js";var t=e(((e,t)=>{t.exports={}}));export default t();
