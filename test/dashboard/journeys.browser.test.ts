@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
 import { after, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createWebhookWorker } from '../../src/modules/webhooks/worker.ts';
-import { artifact, launchChromium } from '../../src/modules/widgets/browser-helpers.ts';
+import { launchChromium } from '../../src/modules/widgets/browser-helpers.ts';
 import { buildTestApp } from '../support/app.ts';
 import { uniqueEmail } from '../support/fixtures.ts';
+import { sentMails } from '../support/mail.ts';
 import { freePort } from '../support/ports.ts';
+import { heading, noHorizontalScroll, sessionOf } from './browser.ts';
 
 // The dashboard in Debian's Chromium against the real platform on 127.0.0.1: one app, one
 // browser, one page walking the journeys in order (each step builds on the last, as a user
@@ -40,34 +43,7 @@ const receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number })
 
 const email = uniqueEmail('dash');
 const password = 'correct horse battery';
-
-// What sticks out to the right of the page (the layout viewport: without the scrollbar).
-const OVERFLOW = `(() => {
-  const width = document.documentElement.clientWidth;
-  return [...document.querySelectorAll('body *')]
-    .filter((e) => e.getBoundingClientRect().right > width + 0.5 && !e.closest('.table-wrap'))
-    .map((e) => e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') + ' ' + Math.round(e.getBoundingClientRect().right) + '/' + width)
-    .slice(0, 5);
-})()`;
-
-async function noHorizontalScroll(page: Page, name: string) {
-  await page.setViewportSize({ width: 375, height: 800 });
-  const [scrollWidth, clientWidth] = (await page.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]')) as [number, number];
-  const sticking = (await page.evaluate(OVERFLOW)) as string[];
-  await page.screenshot({ path: artifact(`dashboard-${name}-375.png`), fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: artifact(`dashboard-${name}-1280.png`), fullPage: true });
-  assert.ok(scrollWidth <= clientWidth && sticking.length === 0, `${name}: ${scrollWidth} px wide at 375 px; sticking out: ${sticking.join(', ')}`);
-}
-
-/** The signed-in tab's access token and workspace (to check the UI's work through the API). */
-async function session(page: Page) {
-  const tokens = JSON.parse(String(await page.evaluate("localStorage.getItem('vap.tokens')"))) as { accessToken: string };
-  const list = await t.request({ method: 'GET', url: '/v1/workspaces', token: tokens.accessToken });
-  return { token: tokens.accessToken, workspaceId: list.json().data[0].id as string };
-}
-
-const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
+const session = (page: Page) => sessionOf(t, page);
 
 describe('the dashboard in Chromium', async () => {
   const browser = await launchChromium(['--autoplay-policy=no-user-gesture-required']);
@@ -154,7 +130,7 @@ describe('the dashboard in Chromium', async () => {
   });
 
   it('edits the agent by keyboard alone', async () => {
-    await page.getByRole('textbox', { name: 'Name', exact: true }).focus();
+    await page.getByLabel('Name', { exact: true }).focus();
     await page.keyboard.press('End');
     await page.keyboard.type(' (main)');
     let onSave = false;
@@ -185,6 +161,10 @@ describe('the dashboard in Chromium', async () => {
     await page.getByText('No calls match.').waitFor();
     await page.getByLabel('Direction').selectOption('outbound');
     await page.getByLabel('Agent').selectOption({ label: 'Front desk (main)' });
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const csv = fs.readFileSync(String(await (await download).path()), 'utf8');
+    assert.ok(csv.includes(callId), 'the export lists the call');
     await row.getByRole('link').click();
 
     await heading(page, 'Call');
@@ -258,6 +238,19 @@ describe('the dashboard in Chromium', async () => {
     await page.getByText('No failed deliveries.').waitFor();
     await page.getByRole('tab', { name: 'Deliveries' }).click();
     await page.getByRole('row').filter({ hasText: 'webhook.test' }).getByText('succeeded').first().waitFor();
+
+    // A new secret, shown once; then two more failures replayed at once.
+    const first = await page.getByTestId('secret-value').textContent();
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByTestId('secret-value').filter({ hasNotText: String(first) }).waitFor();
+    accepting = false;
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByText('Test event queued').waitFor();
+    while ((await webhooks.runDueOnce()) > 0);
+    await page.getByRole('tab', { name: 'Failed' }).click();
+    await page.getByRole('button', { name: 'Replay all' }).click();
+    await page.getByText('2 deliveries queued again').waitFor();
   });
 
   it('tops up the wallet in sandbox mode and shows it in the ledger', async () => {
@@ -271,6 +264,59 @@ describe('the dashboard in Chromium', async () => {
     const after = String(await page.getByTestId('balance').textContent());
     assert.equal(Number(after.replace(/[$,]/g, '')) - Number(before.replace(/[$,]/g, '')), 25);
     await noHorizontalScroll(page, 'billing');
+  });
+
+  it('switches workspaces: each shows its own agents', async () => {
+    const { token } = await session(page);
+    const created = await t.request({ method: 'POST', url: '/v1/workspaces', token, payload: { name: 'Second shop' } });
+    assert.equal(created.statusCode, 201, created.body);
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await page.reload();
+    await page.getByRole('link', { name: 'Front desk (main)' }).waitFor();
+    await page.getByLabel('Workspace').selectOption({ label: 'Second shop' });
+    await page.getByText('No agents yet.').waitFor();
+    await page.getByLabel('Workspace').selectOption({ label: "Ada's workspace" });
+    await page.getByRole('link', { name: 'Front desk (main)' }).waitFor();
+  });
+
+  it('resets a forgotten password from the mailed link, and confirms the email address', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await heading(page, 'Log in');
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await heading(page, 'Reset your password');
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Send the link' }).click();
+    await page.getByText(/a link to reset its password is on its way/).waitFor();
+    const linkIn = (subject: RegExp) => {
+      const mail = sentMails(t).filter((m) => m.to === email && subject.test(m.subject)).at(-1);
+      const link = mail?.text.match(/https?:\/\/\S+/)?.[0];
+      assert.ok(link, `a mail about ${subject}`);
+      return new URL(link);
+    };
+    const reset = linkIn(/password/i);
+    assert.equal(reset.pathname, '/reset-password');
+    await page.goto(`${origin}${reset.pathname}${reset.search}`);
+    await page.getByLabel('New password', { exact: true }).fill('a brand new secret');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText(/Your password is changed/).waitFor();
+    // A spent link is refused in words.
+    await page.reload();
+    await page.getByLabel('New password', { exact: true }).fill('another new secret');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByRole('alert').waitFor();
+
+    // A deep link while signed out opens after the login.
+    await page.goto(`${agentUrl}`);
+    await heading(page, 'Log in');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('a brand new secret');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await heading(page, 'Front desk (main)');
+
+    const verify = linkIn(/confirm|verify/i);
+    await page.goto(`${origin}${verify.pathname}${verify.search}`);
+    await page.getByRole('button', { name: 'Confirm my email' }).click();
+    await page.getByText(`${email} is confirmed.`).waitFor();
   });
 
   it('logged no error in the page', () => {

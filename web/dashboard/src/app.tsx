@@ -1,11 +1,11 @@
 import type { VoiceAgent } from '@voice-agent-platform/sdk';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
-import { useSession } from './api/session.tsx';
+import { NEXT_KEY, useSession } from './api/session.tsx';
 import { useWorkspaces, WorkspaceProvider } from './api/workspace.tsx';
 import { AgentEditorPage } from './pages/agent-editor.tsx';
 import { AgentsPage } from './pages/agents.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
-import { ForgotPasswordPage, LoginPage, ResetPasswordPage, SignupPage } from './pages/auth.tsx';
+import { ForgotPasswordPage, LoginPage, ResetPasswordPage, SignupPage, VerifyEmailPage } from './pages/auth.tsx';
 import { BillingPage } from './pages/billing.tsx';
 import { CallPage } from './pages/call.tsx';
 import { CallsPage } from './pages/calls.tsx';
@@ -46,19 +46,26 @@ function SignedIn({ client }: { client: VoiceAgent }) {
   );
 }
 
-const ACCOUNT_PAGES = ['/login', '/signup', '/forgot-password', '/reset-password'];
+const ACCOUNT_PAGES = ['/login', '/signup', '/forgot-password', '/reset-password', '/verify-email'];
+/** Opened from a mail's link: shown signed in or out. */
+const MAIL_PAGES = ['/reset-password', '/verify-email'];
 
 export function App() {
   const { client } = useSession();
   const [location] = useLocation();
-  if (client && ACCOUNT_PAGES.includes(location) && location !== '/reset-password') return <Redirect to="/agents" replace />;
-  if (!client && !ACCOUNT_PAGES.includes(location)) return <Redirect to="/login" replace />;
+  if (client && ACCOUNT_PAGES.includes(location) && !MAIL_PAGES.includes(location)) return <Redirect to="/agents" replace />;
+  if (!client && !ACCOUNT_PAGES.includes(location)) {
+    // Back here after logging in (a link to a call, say).
+    if (location !== '/') sessionStorage.setItem(NEXT_KEY, location);
+    return <Redirect to="/login" replace />;
+  }
   return (
     <Switch>
       <Route path="/login" component={LoginPage} />
       <Route path="/signup" component={SignupPage} />
       <Route path="/forgot-password" component={ForgotPasswordPage} />
       <Route path="/reset-password" component={ResetPasswordPage} />
+      <Route path="/verify-email" component={VerifyEmailPage} />
       <Route>{client ? <SignedIn client={client} /> : null}</Route>
     </Switch>
   );

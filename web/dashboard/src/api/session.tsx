@@ -7,6 +7,8 @@ import { browserLock, guardRefresh, type StoredTokens, type TokenStore } from '.
 // the platform refuses the session (a refresh that failed) or another tab signs out.
 
 const TOKENS_KEY = 'vap.tokens';
+/** The page a signed-out visitor asked for, opened after the login. */
+export const NEXT_KEY = 'vap.next';
 
 export const tokenStore: TokenStore = {
   read() {

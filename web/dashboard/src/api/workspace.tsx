@@ -19,7 +19,11 @@ export interface WorkspaceScope {
 const WorkspaceContext = createContext<WorkspaceScope | undefined>(undefined);
 
 export function useWorkspaces(client: VoiceAgent) {
-  return useQuery({ queryKey: ['workspaces'], queryFn: async () => (await client.workspaces.list({ limit: 100 })).data });
+  // Oldest first: the default is the user's first workspace, as for the API without X-Workspace-Id.
+  return useQuery({
+    queryKey: ['workspaces'],
+    queryFn: async () => (await client.workspaces.list({ limit: 100 })).data.sort((a, b) => a.created_at.localeCompare(b.created_at)),
+  });
 }
 
 export function WorkspaceProvider({ client, workspaces, children }: { client: VoiceAgent; workspaces: Workspace[]; children: ReactNode }) {

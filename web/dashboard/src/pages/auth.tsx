@@ -2,7 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { describeError } from '../api/errors.ts';
-import { makeClient, useSession } from '../api/session.tsx';
+import { makeClient, NEXT_KEY, useSession } from '../api/session.tsx';
 import { Button, Field, Form, FormError } from '../ui/form.tsx';
 
 // Signing up, logging in, and the forgotten-password pair (the mail's link opens
@@ -37,7 +37,9 @@ function useLogin() {
     },
     onSuccess: (client) => {
       signIn(client);
-      navigate('/agents');
+      const next = sessionStorage.getItem(NEXT_KEY);
+      sessionStorage.removeItem(NEXT_KEY);
+      navigate(next?.startsWith('/') && !next.startsWith('//') ? next : '/agents');
     },
   });
 }
@@ -122,6 +124,28 @@ export function ResetPasswordPage() {
           <FormError message={failure?.fields.token ?? failure?.message} />
           <Button type="submit" isDisabled={reset.isPending || !token}>
             Change password
+          </Button>
+        </Form>
+      )}
+    </AuthFrame>
+  );
+}
+
+/** The verification mail's link: confirms the address once, whether or not this browser is signed in. */
+export function VerifyEmailPage() {
+  const token = new URLSearchParams(useSearch()).get('token') ?? '';
+  const { client } = useSession();
+  const verify = useMutation({ mutationFn: () => makeClient().auth.verifyEmail({ token }) });
+  const failure = verify.error ? describeError(verify.error) : undefined;
+  return (
+    <AuthFrame title="Confirm your email" footer={client ? <Link href="/agents">Back to the dashboard</Link> : <Link href="/login">Log in</Link>}>
+      {verify.isSuccess ? (
+        <p role="status">{verify.data.email} is confirmed.</p>
+      ) : (
+        <Form label="Confirm your email" onSubmit={() => verify.mutate()}>
+          <FormError message={token ? (failure?.fields.token ?? failure?.message) : 'This page needs the link from the verification mail.'} />
+          <Button type="submit" isDisabled={verify.isPending || !token}>
+            Confirm my email
           </Button>
         </Form>
       )}

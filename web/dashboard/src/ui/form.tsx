@@ -41,10 +41,7 @@ export function Field({ label, description, error, multiline, rows, min, max, st
       autoFocus={props.autoFocus}
       validationBehavior="aria"
     >
-      <Label>
-        {label}
-        {props.required ? <span aria-hidden="true"> *</span> : null}
-      </Label>
+      <Label>{label}</Label>
       {multiline ? <TextArea rows={rows ?? 4} /> : <Input min={min} max={max} step={step} />}
       {description ? <Text slot="description" className="hint">{description}</Text> : null}
       <FieldError className="field-error">{error}</FieldError>
