@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import { after, describe, it } from 'node:test';
+import { decodeJwt, SignJWT } from 'jose';
 import type { Page } from 'playwright-core';
 import { createWebhookWorker } from '../../src/modules/webhooks/worker.ts';
 import { launchChromium } from '../../src/modules/widgets/browser-helpers.ts';
@@ -189,6 +190,19 @@ describe('the dashboard in Chromium', async () => {
     await noHorizontalScroll(page, 'call');
   });
 
+  it('says when the recording is not ready yet (409) and tries again on request', async () => {
+    await browser.route('**/recording.mp3?*', (route) =>
+      route.fulfill({ status: 409, contentType: 'application/problem+json', headers: { 'retry-after': '1' }, body: JSON.stringify({ code: 'recording_not_ready', status: 409 }) }),
+    );
+    await page.reload();
+    await page.getByText('The recording is not ready yet.').waitFor();
+    await browser.unrouteAll();
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByLabel('Call recording').waitFor();
+    const duration = await page.waitForFunction("document.querySelector('audio')?.duration || 0");
+    assert.ok(Number(await duration.jsonValue()) > 1);
+  });
+
   it('creates an API key shown once, and revokes it: the platform then refuses it', async () => {
     await page.getByRole('link', { name: 'API keys' }).click();
     await heading(page, 'API keys');
@@ -317,6 +331,46 @@ describe('the dashboard in Chromium', async () => {
     await page.goto(`${origin}${verify.pathname}${verify.search}`);
     await page.getByRole('button', { name: 'Confirm my email' }).click();
     await page.getByText(`${email} is confirmed.`).waitFor();
+  });
+
+  it('refreshes an expired access token once for every tab: both tabs load, the session lives on', async () => {
+    const stored = JSON.parse(String(await page.evaluate("localStorage.getItem('vap.tokens')"))) as { accessToken: string; refreshToken: string; expiresAt: number };
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await new SignJWT({ ...decodeJwt(stored.accessToken), iat: now - 3600, exp: now - 60 })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .sign(new TextEncoder().encode(t.jwtSecret));
+    assert.equal((await t.request({ method: 'GET', url: '/v1/auth/me', token: expired })).json().code, 'token_expired');
+    await page.evaluate(`localStorage.setItem('vap.tokens', ${JSON.stringify(JSON.stringify({ ...stored, accessToken: expired }))})`);
+    const other = await browser.newPage();
+    other.on('pageerror', (error) => errors.push(error.message));
+    // Each refresh is held until a second one comes (or 1.5 s pass), so unguarded tabs would race.
+    let refreshes = 0;
+    const held: Array<() => void> = [];
+    await browser.route('**/v1/auth/refresh', async (route) => {
+      refreshes++;
+      await new Promise<void>((resolve) => {
+        held.push(resolve);
+        if (held.length >= 2) for (const release of held) release();
+        else setTimeout(resolve, 1500);
+      });
+      await route.continue();
+    });
+    // Both tabs start with the expired token and the same refresh token.
+    await Promise.all([page.goto(`${origin}/api-keys`), other.goto(`${origin}/api-keys`)]);
+    for (const tab of [page, other]) await tab.getByRole('row').filter({ hasText: 'Backend' }).waitFor();
+    await browser.unrouteAll();
+    assert.equal(refreshes, 1, 'one refresh for both tabs');
+    const fresh = JSON.parse(String(await page.evaluate("localStorage.getItem('vap.tokens')"))) as { accessToken: string; refreshToken: string };
+    assert.notEqual(fresh.refreshToken, stored.refreshToken);
+    assert.equal((await t.request({ method: 'GET', url: '/v1/auth/me', token: fresh.accessToken })).statusCode, 200, 'the session was not revoked as a reuse');
+    await other.close();
+  });
+
+  it('ends the session on a token the platform refuses: back to the login page', async () => {
+    await page.evaluate(`localStorage.setItem('vap.tokens', JSON.stringify({ accessToken: 'not-a-token', refreshToken: 'rt_not_a_token', expiresAt: 0 }))`);
+    await page.goto(`${origin}/calls`);
+    await heading(page, 'Log in');
+    assert.equal(await page.evaluate("localStorage.getItem('vap.tokens')"), null);
   });
 
   it('logged no error in the page', () => {
