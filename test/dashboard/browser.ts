@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import axe from 'axe-core';
 import type { Page } from 'playwright-core';
 import { artifact } from '../../src/modules/widgets/browser-helpers.ts';
 import type { TestApp } from '../support/app.ts';
 
-// The dashboard browser tests' helpers: the 375 px check (with screenshots at 375 and 1280 px),
-// the signed-in tab's session, a page's heading.
+// The dashboard browser tests' helpers: each page's checks (axe-core's WCAG 2.1 A/AA rules, colour
+// contrast included, with no serious or critical violation; no horizontal scrolling at 375 px;
+// screenshots at 375 and 1280 px), the signed-in tab's session, a page's heading.
 
 // What sticks out to the right of the page (the layout viewport: without the scrollbar).
 const OVERFLOW = `(() => {
@@ -15,7 +17,26 @@ const OVERFLOW = `(() => {
     .slice(0, 5);
 })()`;
 
-export async function noHorizontalScroll(page: Page, name: string) {
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: unknown[] }>;
+}
+
+/** axe-core's serious and critical WCAG 2.1 A/AA violations on the page as it is. */
+async function accessibilityViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(axe.source);
+  const violations = (await page.evaluate("axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations)")) as AxeViolation[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.help}) at ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+}
+
+export async function checkPage(page: Page, name: string) {
+  const violations = await accessibilityViolations(page);
+  assert.deepEqual(violations, [], `${name}: accessibility violations`);
   await page.setViewportSize({ width: 375, height: 800 });
   const [scrollWidth, clientWidth] = (await page.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]')) as [number, number];
   const sticking = (await page.evaluate(OVERFLOW)) as string[];

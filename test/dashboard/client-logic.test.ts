@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { draftField, draftOf, updateOf } from '../../web/dashboard/src/pages/agent-draft.ts';
-import { guardRefresh, type Lock, type StoredTokens, type TokenStore } from '../../web/dashboard/src/api/refresh-guard.ts';
+import { guardRefresh, type Lock, type Rotation, type RotationLog, type StoredTokens, type TokenStore } from '../../web/dashboard/src/api/refresh-guard.ts';
 
 // The dashboard's client logic that runs without a browser: the refresh shared by tabs, and the
 // agent editor's form ↔ API conversion.
@@ -20,6 +20,16 @@ function memoryStore(initial?: StoredTokens): TokenStore & { value?: StoredToken
   return store;
 }
 
+function memoryLog(): RotationLog & { value?: Rotation } {
+  const log: RotationLog & { value?: Rotation } = {
+    last: async () => log.value,
+    record: async (rotation) => {
+      log.value = rotation;
+    },
+  };
+  return log;
+}
+
 /** One lock for every "tab": work runs one at a time, in order. */
 function mutex(): Lock {
   let tail: Promise<unknown> = Promise.resolve();
@@ -35,7 +45,7 @@ function mutex(): Lock {
 const refresh = (token: string) => ({ method: 'POST', body: JSON.stringify({ refresh_token: token }), headers: { 'content-type': 'application/json' } });
 
 describe('guardRefresh', () => {
-  it('spends a refresh token once across tabs: the second tab gets the tokens the first one stored', async () => {
+  it('spends a refresh token once across tabs: the second gets the tokens the first one got, whatever its stored view', async () => {
     const store = memoryStore({ accessToken: 'a1', refreshToken: 'rt1', expiresAt: 0 });
     const sent: string[] = [];
     const server = async (_input: string | URL | Request, init?: RequestInit) => {
@@ -44,8 +54,11 @@ describe('guardRefresh', () => {
       return Response.json({ access_token: 'a2', refresh_token: 'rt2', token_type: 'Bearer', expires_in: 3600 });
     };
     const lock = mutex();
-    const tabA = guardRefresh(server, store, lock, () => 1_000);
-    const tabB = guardRefresh(server, store, lock, () => 1_000);
+    const log = memoryLog();
+    const tabA = guardRefresh(server, store, log, lock, () => 1_000);
+    // Tab B's view of the stored tokens lags (as localStorage does across tabs): the log decides.
+    const stale = { ...memoryStore({ accessToken: 'a1', refreshToken: 'rt1', expiresAt: 0 }), write: () => undefined };
+    const tabB = guardRefresh(server, stale, log, lock, () => 1_000);
     const [a, b] = await Promise.all([tabA('http://x/v1/auth/refresh', refresh('rt1')), tabB('http://x/v1/auth/refresh', refresh('rt1'))]);
     assert.deepEqual(sent, ['rt1'], 'the platform saw the refresh token once');
     assert.equal(((await a.json()) as { refresh_token: string }).refresh_token, 'rt2');
@@ -60,11 +73,13 @@ describe('guardRefresh', () => {
       seen.push(String(input));
       return Response.json({ code: 'invalid_token' }, { status: 401 });
     };
-    const guarded = guardRefresh(server, store, mutex());
+    const log = memoryLog();
+    const guarded = guardRefresh(server, store, log, mutex());
     assert.equal((await guarded('http://x/v1/agents', { method: 'GET' })).status, 401);
     assert.equal((await guarded('http://x/v1/auth/refresh', refresh('rt1'))).status, 401);
     assert.deepEqual(seen, ['http://x/v1/agents', 'http://x/v1/auth/refresh']);
     assert.equal(store.value?.refreshToken, 'rt1');
+    assert.equal(log.value, undefined);
   });
 });
 

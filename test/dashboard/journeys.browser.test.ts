@@ -5,12 +5,12 @@ import { after, describe, it } from 'node:test';
 import { decodeJwt, SignJWT } from 'jose';
 import type { Page } from 'playwright-core';
 import { createWebhookWorker } from '../../src/modules/webhooks/worker.ts';
-import { launchChromium } from '../../src/modules/widgets/browser-helpers.ts';
+import { artifact, launchChromium } from '../../src/modules/widgets/browser-helpers.ts';
 import { buildTestApp } from '../support/app.ts';
 import { uniqueEmail } from '../support/fixtures.ts';
 import { sentMails } from '../support/mail.ts';
 import { freePort } from '../support/ports.ts';
-import { heading, noHorizontalScroll, sessionOf } from './browser.ts';
+import { heading, checkPage, sessionOf } from './browser.ts';
 
 // The dashboard in Debian's Chromium against the real platform on 127.0.0.1: one app, one
 // browser, one page walking the journeys in order (each step builds on the last, as a user
@@ -61,7 +61,7 @@ describe('the dashboard in Chromium', async () => {
   it('signs up, logs out, and logs in again by keyboard alone', async () => {
     await page.goto(`${origin}/`);
     await heading(page, 'Log in');
-    await noHorizontalScroll(page, 'login');
+    await checkPage(page, 'login');
     await page.getByRole('link', { name: 'Create an account' }).click();
     await page.getByLabel('Name').fill('Ada');
     await page.getByLabel('Email').fill(email);
@@ -127,7 +127,7 @@ describe('the dashboard in Chromium', async () => {
     await page.reload();
     await page.getByRole('button', { name: 'Rotate webhook secret' }).waitFor();
     assert.equal(await page.getByTestId('secret-value').count(), 0);
-    await noHorizontalScroll(page, 'agent');
+    await checkPage(page, 'agent');
   });
 
   it('edits the agent by keyboard alone', async () => {
@@ -156,7 +156,7 @@ describe('the dashboard in Chromium', async () => {
     await heading(page, 'Calls');
     const row = page.getByRole('row').filter({ hasText: '+15550100200' });
     await row.waitFor();
-    await noHorizontalScroll(page, 'calls');
+    await checkPage(page, 'calls');
     // Filters: a direction with no call shows the empty state, the call's own shows it again.
     await page.getByLabel('Direction').selectOption('inbound');
     await page.getByText('No calls match.').waitFor();
@@ -187,7 +187,7 @@ describe('the dashboard in Chromium', async () => {
       audio.play().catch(reject);
     })`)) as number;
     assert.ok(ended > 1, `the recording lasts ${ended} s`);
-    await noHorizontalScroll(page, 'call');
+    await checkPage(page, 'call');
   });
 
   it('says when the recording is not ready yet (409) and tries again on request', async () => {
@@ -217,7 +217,7 @@ describe('the dashboard in Chromium', async () => {
     await page.getByRole('button', { name: 'I have saved it' }).click();
     assert.equal(await page.getByTestId('secret-value').count(), 0);
     await page.getByRole('row').filter({ hasText: 'Backend' }).getByText('read-only').waitFor();
-    await noHorizontalScroll(page, 'api-keys');
+    await checkPage(page, 'api-keys');
 
     await page.getByRole('button', { name: 'Revoke Backend' }).click();
     const dialog = page.getByRole('alertdialog', { name: 'Revoke “Backend”?' });
@@ -244,7 +244,7 @@ describe('the dashboard in Chromium', async () => {
     await page.getByRole('tab', { name: 'Failed' }).click();
     const failedRow = page.getByRole('row').filter({ hasText: 'webhook.test' });
     await failedRow.waitFor();
-    await noHorizontalScroll(page, 'webhooks-failed');
+    await checkPage(page, 'webhooks-failed');
     accepting = true;
     await failedRow.getByRole('button', { name: /^Replay webhook\.test/ }).click();
     await page.getByText('Replay queued').waitFor();
@@ -277,7 +277,7 @@ describe('the dashboard in Chromium', async () => {
     await page.getByRole('row').filter({ hasText: /top ?up/i }).filter({ hasText: '$25.00' }).first().waitFor();
     const after = String(await page.getByTestId('balance').textContent());
     assert.equal(Number(after.replace(/[$,]/g, '')) - Number(before.replace(/[$,]/g, '')), 25);
-    await noHorizontalScroll(page, 'billing');
+    await checkPage(page, 'billing');
   });
 
   it('switches workspaces: each shows its own agents', async () => {
@@ -344,10 +344,10 @@ describe('the dashboard in Chromium', async () => {
     const other = await browser.newPage();
     other.on('pageerror', (error) => errors.push(error.message));
     // Each refresh is held until a second one comes (or 1.5 s pass), so unguarded tabs would race.
-    let refreshes = 0;
     const held: Array<() => void> = [];
+    const sent: string[] = [];
     await browser.route('**/v1/auth/refresh', async (route) => {
-      refreshes++;
+      sent.push(route.request().frame().page() === page ? 'first tab' : 'second tab');
       await new Promise<void>((resolve) => {
         held.push(resolve);
         if (held.length >= 2) for (const release of held) release();
@@ -357,9 +357,18 @@ describe('the dashboard in Chromium', async () => {
     });
     // Both tabs start with the expired token and the same refresh token.
     await Promise.all([page.goto(`${origin}/api-keys`), other.goto(`${origin}/api-keys`)]);
-    for (const tab of [page, other]) await tab.getByRole('row').filter({ hasText: 'Backend' }).waitFor();
+    for (const [i, tab] of [page, other].entries()) {
+      await tab
+        .getByRole('row')
+        .filter({ hasText: 'Backend' })
+        .waitFor()
+        .catch(async (error) => {
+          await tab.screenshot({ path: artifact(`dashboard-refresh-tab${i}-failed.png`) });
+          throw new Error(`tab ${i} at ${tab.url()} (refreshes from: ${sent.join(', ')}): ${error}`);
+        });
+    }
     await browser.unrouteAll();
-    assert.equal(refreshes, 1, 'one refresh for both tabs');
+    assert.equal(sent.length, 1, `one refresh for both tabs (from: ${sent.join(', ')})`);
     const fresh = JSON.parse(String(await page.evaluate("localStorage.getItem('vap.tokens')"))) as { accessToken: string; refreshToken: string };
     assert.notEqual(fresh.refreshToken, stored.refreshToken);
     assert.equal((await t.request({ method: 'GET', url: '/v1/auth/me', token: fresh.accessToken })).statusCode, 200, 'the session was not revoked as a reuse');

@@ -2,8 +2,10 @@
 // refresh token is single use: two tabs refreshing with the same one look like theft to the
 // platform, which then ends the session (RFC 9700). So the dashboard hands the SDK a fetch that
 // runs each refresh under a lock shared by the tabs (Web Locks) and, inside it, first looks at the
-// stored tokens: when another tab has already rotated them, it answers with those instead of
-// spending the old token again. A refresh's new tokens are stored before the lock is released.
+// last rotation: when another tab has already spent this refresh token, it answers with the
+// tokens that tab got instead of spending it again. The rotation is recorded before the lock is
+// released, in a store every tab reads consistently (IndexedDB: Chromium's localStorage reaches
+// other tabs asynchronously, so a tab may still read the old tokens there just after the lock).
 // No DOM types here: the unit test runs it on Node.
 
 export interface StoredTokens {
@@ -17,6 +19,18 @@ export interface TokenStore {
   read(): StoredTokens | undefined;
   write(tokens: StoredTokens): void;
   clear(): void;
+}
+
+/** The last refresh: which refresh token it spent, and what it got. */
+export interface Rotation {
+  from: string;
+  tokens: StoredTokens;
+}
+
+/** Where the last rotation is kept, read and written consistently across tabs. */
+export interface RotationLog {
+  last(): Promise<Rotation | undefined>;
+  record(rotation: Rotation): Promise<void>;
 }
 
 export interface Lock {
@@ -59,15 +73,19 @@ export function storeOf(pair: TokenPair, now: number): StoredTokens {
 }
 
 /** A fetch for the SDK: every request passes through, a refresh runs once across tabs. */
-export function guardRefresh(inner: Fetch, store: TokenStore, lock: Lock, now: () => number = Date.now): Fetch {
+export function guardRefresh(inner: Fetch, store: TokenStore, log: RotationLog, lock: Lock, now: () => number = Date.now): Fetch {
   return (input, init) => {
     if (pathOf(input) !== REFRESH_PATH || init?.method !== 'POST') return inner(input, init);
     return lock.run('vap-token-refresh', async () => {
       const sent = sentRefreshToken(init);
-      const stored = store.read();
-      if (stored && sent && stored.refreshToken !== sent) return answerWith(stored, now());
+      const last = sent ? await log.last().catch(() => undefined) : undefined;
+      if (last && last.from === sent) return answerWith(last.tokens, now());
       const response = await inner(input, init);
-      if (response.ok) store.write(storeOf((await response.clone().json()) as TokenPair, now()));
+      if (response.ok && sent) {
+        const tokens = storeOf((await response.clone().json()) as TokenPair, now());
+        await log.record({ from: sent, tokens }).catch(() => undefined);
+        store.write(tokens);
+      }
       return response;
     });
   };

@@ -1,6 +1,7 @@
 import { ApiError, VoiceAgent } from '@voice-agent-platform/sdk';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
 import { browserLock, guardRefresh, type StoredTokens, type TokenStore } from './refresh-guard.ts';
+import { clearRotationLog, indexedDbRotationLog } from './rotation-log.ts';
 
 // The signed-in user's session: tokens in localStorage (shared by the tabs; the platform's CSP
 // allows no script but the dashboard's own), one SDK client made from them, and sign-out when
@@ -23,7 +24,7 @@ export const tokenStore: TokenStore = {
   clear: () => localStorage.removeItem(TOKENS_KEY),
 };
 
-const sharedFetch = guardRefresh((input, init) => fetch(input, init), tokenStore, browserLock(navigator.locks));
+const sharedFetch = guardRefresh((input, init) => fetch(input, init), tokenStore, indexedDbRotationLog, browserLock(navigator.locks));
 
 /** An SDK client on this origin; with tokens it acts for that login (and refreshes it). */
 export function makeClient(tokens?: StoredTokens): VoiceAgent {
@@ -62,6 +63,7 @@ export function SessionProvider({ children, onSignOut }: { children: ReactNode; 
   });
   const forget = useCallback(() => {
     tokenStore.clear();
+    void clearRotationLog();
     setClient(undefined);
     onSignOut();
   }, [onSignOut]);
