@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import dns from 'node:dns';
+import { describe, it, mock } from 'node:test';
 import { buildTestApp, type TestApp } from './support/app.ts';
 import { signUp, type TestUser } from './support/fixtures.ts';
 
 // Every URL field a client can save goes through the SSRF guard (platform/outbound/ssrf-guard.ts):
 // loopback written as an IPv4-compatible IPv6 address, `[::127.0.0.1]`, is refused on each of
-// them with 422 validation_failed naming the field, and nothing is saved.
+// them with 422 validation_failed naming the field, and nothing is saved; so is a name with a
+// public and a private address (DNS answered by a stand-in for the resolver).
 
 const LOOPBACK_V6 = 'http://[::127.0.0.1]:3799/hook';
 
@@ -56,6 +58,27 @@ describe('URL fields refuse an IPv4-compatible IPv6 loopback (ALLOW_PRIVATE_URLS
       assert.match(res.json().errors[0].message, /private, loopback, link-local or reserved address/);
     });
   }
+
+  it('a host with a public and a private A record is refused on every URL field, whichever answer comes first', async () => {
+    const real = dns.promises.lookup;
+    for (const answers of [['93.184.216.34', '10.0.0.5'], ['10.0.0.5', '93.184.216.34']]) {
+      const lookup = mock.method(dns.promises, 'lookup', async (host: string, options: dns.LookupAllOptions) =>
+        host === 'mixed.example.com' ? answers.map((address) => ({ address, family: 4 })) : real(host, options),
+      );
+      try {
+        for (const [operation, { field, request }] of Object.entries(FIELDS)) {
+          const user = await signUp(t);
+          const { method, url, payload } = await request(t, user, 'https://mixed.example.com/hook');
+          const res = await t.request({ method, url, payload, token: user.accessToken });
+          assert.equal(res.statusCode, 422, `${operation} (${answers}): ${res.body}`);
+          assert.deepEqual(res.json().errors.map((e: { path: string }) => e.path), [field]);
+          assert.match(res.json().errors[0].message, /10\.0\.0\.5/);
+        }
+      } finally {
+        lookup.mock.restore();
+      }
+    }
+  });
 
   it('nothing was saved by a refused write', async () => {
     const user = await signUp(t);

@@ -1,17 +1,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
+import { spawn } from 'node:child_process';
 import { type CallJson, callSignature, decodedMs } from '../../test/support/recordings.ts';
 import { prng } from '../prng.ts';
 import { benchDataDir, buildBenchApp } from './bench-app.ts';
 
 // Sandbox calls through the real app under load (issue 26), the second part of `npm run bench -- calls`.
 // One process: buildApp on PGlite in a temp DATA_DIR with the dialer and the post-call job running as
-// src/server.ts starts them, SANDBOX_SPEED 20 (BENCH_SANDBOX_SPEED), and a worker thread spinning on
+// src/server.ts starts them, SANDBOX_SPEED 20 (BENCH_SANDBOX_SPEED), and a process spinning on
 // one core for the whole measurement (the machine's other users aside). Calls are placed and hung up
 // through the API (app.inject); their status and recording_status are read from the calls table by one
-// query every POLL_MS for all calls of the level, so the measuring costs the calls little.
+// query every POLL_MS (READY_POLL_MS once all are terminal) for all calls of the level, so the
+// measuring costs the calls little.
 //  1. the baseline: one scripted call alone; then N at once (BENCH_CALL_LEVELS): completed, differing
 //     from the baseline (transcript with times, duration, cost, latency), recordings missing or not
 //     decoding to duration_ms ± 40 ms, wall time until every recording is ready;
@@ -25,6 +26,8 @@ const LEVELS = (process.env.BENCH_CALL_LEVELS ?? '25,50,100').split(',').map(Num
 const HANGUP_CALLS = Number(process.env.BENCH_HANGUP_CALLS ?? 50);
 const SPEED = process.env.BENCH_SANDBOX_SPEED ?? '20';
 const POLL_MS = 25;
+/** Once every watched call is terminal: the recordings' waits are seconds long, and a query every 25 ms on the same event loop (PGlite runs there) took a quarter of the post-call CPU. */
+const READY_POLL_MS = 250;
 const RECORDING_WAIT_MS = Number(process.env.BENCH_RECORDING_WAIT_MS ?? 240_000);
 const TERMINAL = new Set(['completed', 'transferred', 'voicemail', 'failed', 'busy', 'no_answer', 'canceled']);
 const SCRIPT = ['Hi, what time do you open tomorrow?', { text: 'Sorry, are you open on Sunday too?', interrupt_after_ms: 1200 }, 'Great, thank you. Goodbye!'];
@@ -75,7 +78,7 @@ async function start() {
 }
 type Bench = Awaited<ReturnType<typeof start>>;
 
-/** Watches calls' status and recording_status, one query per POLL_MS: the wall time each first became terminal and ready. */
+/** Watches calls' status and recording_status, one query per POLL_MS (READY_POLL_MS once all are terminal): the wall time each first became terminal and ready. */
 function watch(b: Bench, ids: string[]) {
   const seen = new Map(ids.map((id) => [id, { status: 'queued', inProgressAt: null as number | null, terminalAt: null as number | null, readyAt: null as number | null, recording: 'pending' }]));
   let stopped = false;
@@ -92,7 +95,7 @@ function watch(b: Bench, ids: string[]) {
         if (TERMINAL.has(row.status) && s.terminalAt === null) s.terminalAt = now;
         if (TERMINAL.has(row.status) && row.recording_status !== 'pending' && s.readyAt === null) s.readyAt = now;
       }
-      await sleep(POLL_MS);
+      await sleep([...seen.values()].every((s) => s.terminalAt !== null) ? READY_POLL_MS : POLL_MS);
     }
   })();
   return {
@@ -117,11 +120,19 @@ async function place(b: Bench, count: number, script: unknown[]) {
 /** N identical scripted calls at once, compared with `expected` (the lone call's signature, or null to make it). */
 async function runLevel(b: Bench, count: number, expected: string | null) {
   const loadStart = os.loadavg()[0];
+  const cpuStart = process.cpuUsage();
   const started = performance.now();
   const ids = await place(b, count, SCRIPT);
   const watcher = watch(b, ids);
-  await watcher.until(() => [...watcher.seen.values()].every((s) => s.readyAt !== null), RECORDING_WAIT_MS);
+  let cpuAtLastTerminal: NodeJS.CpuUsage | null = null;
+  await watcher.until(() => {
+    const states = [...watcher.seen.values()];
+    if (cpuAtLastTerminal === null && states.length === ids.length && states.every((s) => s.terminalAt !== null)) cpuAtLastTerminal = process.cpuUsage();
+    return states.every((s) => s.readyAt !== null);
+  }, RECORDING_WAIT_MS);
   const wallMs = Math.round(performance.now() - started);
+  const cpuEnd = process.cpuUsage();
+  const cpuMs = (from: NodeJS.CpuUsage | null) => (from === null ? null : Math.round((cpuEnd.user - from.user + cpuEnd.system - from.system) / 1000));
   let completed = 0;
   let differ = 0;
   let lost = 0;
@@ -153,6 +164,10 @@ async function runLevel(b: Bench, count: number, expected: string | null) {
       post_call_attempts_max: Math.max(...postCall.map((r) => r.post_call_attempts)),
       load_average_1m: [Math.round(loadStart * 100) / 100, Math.round(os.loadavg()[0] * 100) / 100],
       wall_ms_all_recordings_ready: wallMs,
+      // This process's CPU time (all its threads; the hog is another process): the level's whole
+      // work, and the part after the last call ended (post-call work, the bench's polling).
+      cpu_ms_level: cpuMs(cpuStart),
+      cpu_ms_after_last_terminal: cpuMs(cpuAtLastTerminal),
       wall_ms_all_terminal: percentile(terminalMs, 100),
       terminal_to_recording_ready_p50_ms: percentile(recordingWaits, 50),
       terminal_to_recording_ready_p99_ms: percentile(recordingWaits, 99),
@@ -202,14 +217,18 @@ async function hangups(b: Bench, count: number) {
     hangup_to_terminal_p99_ms: percentile(waits.filter(Number.isFinite), 99),
     hangup_to_terminal_max_ms: percentile(waits.filter(Number.isFinite), 100),
     poll_resolution_ms: POLL_MS,
+    recording_poll_resolution_ms: READY_POLL_MS,
     end_reasons: endReasons,
   };
 }
 
-/** A worker thread spinning until terminated: one core taken for the whole measurement. */
+/**
+ * A process spinning until killed: one core taken for the whole measurement. A process rather
+ * than a thread of this one, so this process's CPU time (`cpu_ms_*`) is the platform's alone.
+ */
 function hogOneCore() {
-  const hog = new Worker('for (;;) {}', { eval: true, execArgv: [] });
-  return () => hog.terminate();
+  const hog = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+  return () => hog.kill('SIGKILL');
 }
 
 export async function measureSandboxCalls() {
@@ -232,7 +251,7 @@ export async function measureSandboxCalls() {
     const at100 = levels.find((l) => l.calls === 100) ?? null;
     return {
       sandbox_speed: SPEED,
-      cpu_hog: 'one worker thread spinning for the whole part',
+      cpu_hog: 'one process spinning for the whole part',
       load_average_start: loadStart.map((x) => Math.round(x * 100) / 100),
       load_average_end: os.loadavg().map((x) => Math.round(x * 100) / 100),
       baseline: {

@@ -83,8 +83,14 @@ export function createThreadGroup(piscina: Piscina, threads: number, priorities:
           fail(givenUp());
         };
         const waiter: Waiter = {
-          go: (on) => (signal?.removeEventListener('abort', onAbort), go(on)),
-          fail: (error) => (signal?.removeEventListener('abort', onAbort), fail(error)),
+          go: (on) => {
+            signal?.removeEventListener('abort', onAbort);
+            go(on);
+          },
+          fail: (error) => {
+            signal?.removeEventListener('abort', onAbort);
+            fail(error);
+          },
         };
         queues[priority].push(waiter);
         signal?.addEventListener('abort', onAbort, { once: true });

@@ -32,8 +32,12 @@ describe('Python SDK', () => {
     const { baseURL } = await startPlatform();
     const child = spawn('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-v'], { cwd: sdk, env: { ...process.env, VAP_BASE_URL: baseURL, PYTHONDONTWRITEBYTECODE: '1' } });
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => void (output += chunk));
-    child.stderr.on('data', (chunk: Buffer) => void (output += chunk));
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk;
+    });
     const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
     assert.equal(status, 0, output);
     assert.match(output, /^OK$/m, output);

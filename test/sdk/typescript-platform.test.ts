@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { AuthenticationError, toFile, ValidationError, VoiceAgent, WebhookVerificationError } from '../../sdks/typescript/src/index.ts';
@@ -88,6 +90,21 @@ describe('TypeScript SDK on the platform', () => {
     assert.equal(pages, 3);
   });
 
+  it('pages through calls: three sandbox calls placed, listed two to a page', async () => {
+    const { client } = await account();
+    const agent = await client.agents.create({ name: 'Caller' });
+    const placed: string[] = [];
+    for (let i = 0; i < 3; i++) placed.push((await client.calls.create({ agent_id: agent.id, to: '+15550100200', simulation: { caller_script: ['Goodbye!'] } })).id);
+    const seen: string[] = [];
+    let pages = 0;
+    for await (const page of client.calls.list({ limit: 2 }).pages()) {
+      pages++;
+      seen.push(...page.data.map((call) => call.id));
+    }
+    assert.equal(pages, 2);
+    assert.deepEqual(seen.sort(), placed.sort());
+  });
+
   it('uploads stream: a campaign CSV and a knowledge-base file; an export downloads as a stream', async () => {
     const { client } = await account();
     const agent = await client.agents.create({ name: 'Uploader' });
@@ -130,6 +147,13 @@ describe('TypeScript SDK on the platform', () => {
     socket.close();
     const ended = await client.voiceSessions.end(session.id).catch(() => client.voiceSessions.retrieve(session.id));
     assert.equal(ended.id, session.id);
+  });
+
+  it('connect() without options opens the socket with the global WebSocket (Node 20 with --experimental-websocket, as Node 22 has it)', async () => {
+    const { email } = await account();
+    const script = new URL('./global-websocket.ts', import.meta.url).pathname;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--experimental-websocket', '--no-warnings', '--import', 'tsx', script, baseURL, email, password], { timeout: 90_000 });
+    assert.ok(Number(stdout.trim()) > 0, `the first audio message: ${stdout}`);
   });
 
   it('a tampered or stale delivery is refused by verifyWebhook', async () => {

@@ -65,6 +65,17 @@ class PlatformTest(unittest.TestCase):
         self.assertEqual({agent["id"] for agent in client.agents.list({"limit": 2})}, created)
         self.assertEqual(len(list(client.agents.list({"limit": 2}).pages())), 3)
 
+    def test_pages_through_calls(self) -> None:
+        client, _, _ = account()
+        agent = client.agents.create({"name": "Caller"})
+        placed = {
+            client.calls.create({"agent_id": agent["id"], "to": "+15550100200", "simulation": {"caller_script": ["Goodbye!"]}})["id"]
+            for _ in range(3)
+        }
+        pages = list(client.calls.list({"limit": 2}).pages())
+        self.assertEqual(len(pages), 2)
+        self.assertEqual({call["id"] for page in pages for call in page["data"]}, placed)
+
     def test_streamed_uploads_and_download(self) -> None:
         client, _, _ = account()
         agent = client.agents.create({"name": "Uploader"})

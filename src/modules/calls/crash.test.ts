@@ -8,11 +8,14 @@ import path from 'node:path';
 import { after, it } from 'node:test';
 import pg from 'pg';
 import { freePort } from '../../../test/support/ports.ts';
+import { decodedMs } from '../../../test/support/recordings.ts';
 
 // Live calls survive the death of their process as terminal rows: a server running three live
 // sandbox calls is killed with SIGKILL; a second server on the same data ends each of them, once
 // their lease runs out, as failed / media_error / runtime_lost with call.error and call.ended.
-// No call is dialed twice (one `ringing` in each history). Real processes, as `npm start` runs them.
+// No call is dialed twice (one `ringing` in each history). What the dead process had recorded is
+// kept: its complete 10 s raw blocks become the call's recording, then are deleted. Real
+// processes, as `npm start` runs them.
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-call-crash-'));
@@ -32,8 +35,9 @@ async function environment(): Promise<Record<string, string>> {
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     ALLOW_PRIVATE_URLS: 'true',
-    // Real time: the calls stay live long enough to be killed; short leases: the test is quick.
-    SANDBOX_SPEED: '1',
+    // Twenty times real time (600 s calls: 30 s of wall) gives a raw block in about a second of
+    // wall before the kill; short leases: the test is quick.
+    SANDBOX_SPEED: '20',
     CALL_LEASE_SECONDS: '2',
     RATE_LIMIT_IP_PER_MIN: '10000',
     RATE_LIMIT_USER_PER_MIN: '10000',
@@ -105,6 +109,11 @@ it('a server killed with live calls: another ends them as runtime_lost, none dia
     const statuses = await Promise.all(ids.map(async (id) => (await api(port, 'GET', `/v1/calls/${id}`, token)).body.status));
     return statuses.every((s) => s === 'in_progress') ? true : undefined;
   });
+  // Each call has written at least its first raw block (both tracks) to DATA_DIR/blobs.
+  const raw = path.join(work, 'blobs', 'recordings', 'raw');
+  const blockFiles = (id: string) =>
+    fs.existsSync(raw) ? fs.readdirSync(raw).flatMap((ws) => (fs.existsSync(path.join(raw, ws, id)) ? fs.readdirSync(path.join(raw, ws, id)) : [])) : [];
+  await until('a raw block of every call', async () => (ids.every((id) => ['caller-00000.pcm', 'agent-00000.pcm'].every((f) => blockFiles(id).includes(f))) ? true : undefined));
   first.kill('SIGKILL');
   await new Promise((resolve) => first.once('exit', resolve));
 
@@ -119,6 +128,16 @@ it('a server killed with live calls: another ends them as runtime_lost, none dia
     assert.ok(call.duration_ms >= 0);
     const history = (await api(port, 'GET', `/v1/calls/${call.id}/events`, token)).body.data.map((e: { status: string }) => e.status);
     assert.deepEqual(history, ['queued', 'ringing', 'in_progress', 'failed'], 'dialed once, ended once');
+  }
+  // The recording is what the dead process had saved: whole 10 s blocks, then the raw blocks are gone.
+  for (const id of ids) {
+    const recording = await until('the lost call\'s recording', async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/v1/calls/${id}/recording.mp3`, { headers: { authorization: `Bearer ${token}` } });
+      return res.status === 200 ? Buffer.from(await res.arrayBuffer()) : undefined;
+    });
+    const ms = await decodedMs(recording);
+    assert.ok(ms >= 10_000 && ms % 10_000 === 0, `the recording is ${ms} ms: whole blocks`);
+    assert.deepEqual(blockFiles(id), [], 'the raw blocks were deleted');
   }
   // The terminal state holds: nothing changes it later.
   await new Promise((resolve) => setTimeout(resolve, 2500));

@@ -370,13 +370,22 @@ export function createCallJournal(deps: JournalDeps) {
     },
 
     /** Extends the leases of this holder's live calls; answers the controls asked for by other instances. */
-    async renew(holder: string, callIds: string[], leaseMs: number) {
-      if (callIds.length === 0) return [];
+    async renew(holder: string, calls: Array<{ id: string; elapsedMs: number }>, leaseMs: number) {
+      if (calls.length === 0) return [];
       const now = clock.now();
+      // Each call's length on its own clock, in the same statement.
+      const elapsed = sql<number>`case ${sql.join(
+        calls.map((c) => sql`when id = ${c.id} then ${Math.round(c.elapsedMs)}::integer`),
+        sql` `,
+      )} else live_elapsed_ms end`;
       return db
         .updateTable('calls')
-        .set({ lease_expires_at: new Date(now.getTime() + leaseMs), last_renewed_at: now })
-        .where('id', 'in', callIds)
+        .set({ lease_expires_at: new Date(now.getTime() + leaseMs), last_renewed_at: now, live_elapsed_ms: elapsed })
+        .where(
+          'id',
+          'in',
+          calls.map((c) => c.id),
+        )
         .where('lease_holder', '=', holder)
         .where('status', 'in', ['ringing', 'in_progress'])
         .returning(['id', 'control'])

@@ -45,7 +45,7 @@ export function createCallsModule(platform: Platform, options: { linkSecret: str
     rates,
     earlyTranscriptMs: config.stt.earlyTranscriptMs,
   });
-  const ownership = createCallOwnership({ db, clock, journal, runner, logger: platform.logger, leaseMs: config.calls.leaseMs, sandboxSpeed: config.sandboxSpeed });
+  const ownership = createCallOwnership({ db, clock, journal, runner, blobs: platform.providers.blobs, logger: platform.logger, leaseMs: config.calls.leaseMs, sandboxSpeed: config.sandboxSpeed });
   const worker = createCallWorker({ platform, runner, ownership });
   const postCall = createPostCallJob({
     database: platform.database,

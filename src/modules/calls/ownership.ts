@@ -1,22 +1,29 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { BlobStore } from '../../platform/blobs/port.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Database } from '../../platform/db/schema.ts';
 import { loadCallAgent } from '../agents/call-agent.ts';
 import { findLostCalls } from './dialer-sql.ts';
 import type { CallJournal } from './journal.ts';
+import { deleteRawBlock, savedRawSamples } from './raw-tracks.ts';
 import type { CallRunner } from './runner.ts';
+import type { CallRow } from './repo.ts';
 import type { CallControl } from './tables.ts';
+import { BLOCK_SAMPLES } from '../../runtime/audio/recorder.ts';
 
 // Ownership of live calls: this process renews the leases of the calls it runs (and applies the
 // hang-ups and transfers other instances asked for on them), and ends, as any worker may, the
 // calls whose owner stopped renewing (its process died): failed, media_error, runtime_lost,
-// billed up to the last renewal, with call.error then call.ended.
+// billed up to the last renewal, with call.error then call.ended. What the dead process had
+// recorded is kept: the complete raw blocks it wrote become the call's recording (the post-call
+// job's, as for any call), and only the block it was writing when it died is lost.
 
 export interface OwnershipDeps {
   db: Database;
   clock: Clock;
   journal: CallJournal;
   runner: CallRunner;
+  blobs: BlobStore;
   logger: FastifyBaseLogger;
   leaseMs: number;
   /** The cap on sandbox calls' virtual milliseconds per wall millisecond (SANDBOX_SPEED; Infinity at `max`). */
@@ -27,7 +34,7 @@ export function createCallOwnership(deps: OwnershipDeps) {
   const { db, clock, journal, runner, logger } = deps;
 
   async function renew(): Promise<void> {
-    const rows = await journal.renew(runner.holder, runner.liveIds(), deps.leaseMs);
+    const rows = await journal.renew(runner.holder, runner.liveElapsed(), deps.leaseMs);
     for (const row of rows) {
       const control = row.control as CallControl | null;
       if (!control) continue;
@@ -44,12 +51,8 @@ export function createCallOwnership(deps: OwnershipDeps) {
     let ended = 0;
     for (const row of lost) {
       const agent = await loadCallAgent(db, row.workspace_id, row.agent_id);
-      const answered = row.answered_at ? new Date(row.answered_at).getTime() : null;
-      const renewed = row.last_renewed_at ? new Date(row.last_renewed_at).getTime() : null;
-      const wallMs = answered !== null && renewed !== null ? Math.max(0, renewed - answered) : 0;
-      // A sandbox call's virtual time ran at most SANDBOX_SPEED times the wall (unbounded at `max`), never past the agent's limit.
-      const sandboxMs = wallMs === 0 ? 0 : Math.min(wallMs * deps.sandboxSpeed, agent ? agent.max_duration_seconds * 1000 : wallMs);
-      const durationMs = Math.round(row.provider === 'sandbox' ? sandboxMs : wallMs);
+      const durationMs = lostCallDurationMs(row, agent?.max_duration_seconds ?? null, deps.sandboxSpeed);
+      const recordingSamples = await savedRawSamples(deps.blobs, row.workspace_id, row.id);
       const done = await journal.finish(row, agent?.destination ?? null, {
         status: 'failed',
         endReason: 'media_error',
@@ -57,12 +60,32 @@ export function createCallOwnership(deps: OwnershipDeps) {
         error: { code: 'runtime_lost', message: 'the process running the call stopped; the call was ended by another worker' },
         emitError: true,
         leaseExpiredBefore: now,
+        recordingSamples,
       });
-      if (done) ended++;
+      if (!done) continue;
+      ended++;
+      // The block being written when the process died, one of its tracks perhaps stored: never used.
+      await deleteRawBlock(deps.blobs, row.workspace_id, row.id, recordingSamples / BLOCK_SAMPLES);
     }
     if (ended > 0) logger.warn({ ended }, 'ended calls whose runtime was lost');
     return ended;
   }
 
   return { renew, endLost };
+}
+
+/**
+ * What a call whose process died is billed: its length on its own clock at the last renewal
+ * (`live_elapsed_ms`). A call lost before any renewal wrote it: the wall time from the answer to
+ * the last renewal, which for a sandbox call is at most SANDBOX_SPEED times that (unbounded at
+ * `max`), never past the agent's limit.
+ */
+export function lostCallDurationMs(row: CallRow, maxDurationSeconds: number | null, sandboxSpeed: number): number {
+  const limitMs = maxDurationSeconds === null ? Number.POSITIVE_INFINITY : maxDurationSeconds * 1000;
+  if (row.live_elapsed_ms !== null && row.answered_at) return Math.min(row.live_elapsed_ms, limitMs);
+  const answered = row.answered_at ? new Date(row.answered_at).getTime() : null;
+  const renewed = row.last_renewed_at ? new Date(row.last_renewed_at).getTime() : null;
+  const wallMs = answered !== null && renewed !== null ? Math.max(0, renewed - answered) : 0;
+  if (row.provider !== 'sandbox') return wallMs;
+  return Math.round(wallMs === 0 ? 0 : Math.min(wallMs * sandboxSpeed, Number.isFinite(limitMs) ? limitMs : wallMs));
 }

@@ -104,9 +104,25 @@ export async function readMixedTracks(blobs: BlobStore, workspaceId: string, cal
   return out;
 }
 
+/**
+ * The samples of the complete blocks (both tracks) a call's process wrote before it died, from the
+ * first: blocks are written in order, so at most the last one it was writing is incomplete.
+ */
+export async function savedRawSamples(blobs: BlobStore, workspaceId: string, callId: string): Promise<number> {
+  let blocks = 0;
+  for (;;) {
+    const found = await Promise.all(TRACKS.map((track) => blobs.stat(rawTrackKey(workspaceId, callId, track, blocks))));
+    if (found.some((blob) => blob === null)) return blocks * BLOCK_SAMPLES;
+    blocks++;
+  }
+}
+
+/** Deletes both tracks of one block (missing ones are no error). */
+export async function deleteRawBlock(blobs: BlobStore, workspaceId: string, callId: string, index: number): Promise<void> {
+  await Promise.all(TRACKS.map((track) => blobs.delete(rawTrackKey(workspaceId, callId, track, index))));
+}
+
 /** Deletes the raw blocks (once the MP3 is stored). */
 export async function deleteRawTracks(blobs: BlobStore, workspaceId: string, callId: string, samples: number): Promise<void> {
-  for (let index = 0; index < blocksOf(samples); index++) {
-    await Promise.all(TRACKS.map((track) => blobs.delete(rawTrackKey(workspaceId, callId, track, index))));
-  }
+  for (let index = 0; index < blocksOf(samples); index++) await deleteRawBlock(blobs, workspaceId, callId, index);
 }

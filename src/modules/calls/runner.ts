@@ -216,6 +216,8 @@ export function createCallRunner(deps: RunnerDeps) {
       return true;
     },
     liveIds: () => [...live.keys()],
+    /** Each live call's length on its own clock (0 before its conversation starts). */
+    liveElapsed: () => [...live].map(([id, entry]) => ({ id, elapsedMs: entry.session?.elapsedMs() ?? 0 })),
     get size() {
       return live.size;
     },

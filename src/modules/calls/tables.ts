@@ -93,6 +93,8 @@ export interface CallsTable {
   lease_holder: string | null;
   lease_expires_at: Timestamp | null;
   last_renewed_at: Timestamp | null;
+  /** The live call's length on its own clock at the last renewal (what a lost call is billed). */
+  live_elapsed_ms: number | null;
   /** A hang-up or transfer asked for while another instance runs the call; applied by its owner. */
   control: Json<CallControl> | null;
   /** SHA-256 of the single-use token a Twilio Media Stream presents for this call; null once used. */

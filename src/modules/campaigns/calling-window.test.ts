@@ -27,6 +27,16 @@ describe('calling window (pure)', () => {
     assert.equal(isWindowOpen(office, null, new Date('2026-11-23T16:00:00Z')), false, '17:00 in Paris: the end is excluded');
   });
 
+  it('opens at its start minute exactly and closes at its end minute exactly', () => {
+    // Paris is UTC+1 in November.
+    for (const [at, open] of [['07:59', false], ['08:00', true], ['15:59', true], ['16:00', false]] as const) {
+      assert.equal(isWindowOpen(office, null, new Date(`2026-11-23T${at}:00Z`)), open, `Monday ${at} UTC`);
+    }
+    for (const [at, open] of [['2026-11-27T21:59', false], ['2026-11-27T22:00', true], ['2026-11-28T00:00', true], ['2026-11-28T01:59', true], ['2026-11-28T02:00', false]] as const) {
+      assert.equal(isWindowOpen(night, null, new Date(`${at}:00Z`)), open, at);
+    }
+  });
+
   it('wraps past midnight when the end is before the start: the early hours belong to the day it opened', () => {
     assert.equal(isWindowOpen(night, null, new Date('2026-11-27T23:00:00Z')), true, 'Friday 23:00');
     assert.equal(isWindowOpen(night, null, new Date('2026-11-28T01:30:00Z')), true, 'Saturday 01:30, the Friday window');

@@ -1,13 +1,14 @@
-import { stringify } from 'csv-stringify';
 import { sql } from 'kysely';
+import { csvStream } from '../../platform/csv.ts';
 import type { Database } from '../../platform/db/schema.ts';
 import { microsToUsd } from '../../platform/money.ts';
 import type { CampaignRow } from './repo.ts';
 import { createCampaignsRepo } from './repo.ts';
 import { statsOf } from './present.ts';
 
-// The results CSV and the stats of a campaign. The CSV is streamed through csv-stringify, one row
-// per contact (file order), read in pages of 1,000 joined with the call of its latest attempt:
+// The results CSV and the stats of a campaign. The CSV is streamed through csvStream (formula
+// cells neutralised, platform/csv.ts), one row per contact (file order), read in pages of 1,000
+// joined with the call of its latest attempt:
 // phone, status, attempts, call_id, duration_seconds, end_reason, ended_at, each variable, each
 // `extracted.*` (the agent's extraction fields, then any other key a call extracted).
 
@@ -34,7 +35,7 @@ export async function resultsCsv(db: Database, campaign: CampaignRow) {
     select distinct jsonb_object_keys(c.extracted) as key from calls c where c.campaign_id = ${campaign.id} and jsonb_typeof(c.extracted) = 'object'`.execute(db);
   for (const { key } of extra.rows) if (!fields.includes(key)) fields.push(key);
   const variables = campaign.variable_names as string[];
-  const csv = stringify({ header: true, columns: ['phone', 'status', 'attempts', 'call_id', 'duration_seconds', 'end_reason', 'ended_at', ...variables, ...fields.map((f) => `extracted.${f}`)] });
+  const csv = csvStream(['phone', 'status', 'attempts', 'call_id', 'duration_seconds', 'end_reason', 'ended_at', ...variables, ...fields.map((f) => `extracted.${f}`)]);
   (async () => {
     let after = '';
     for (;;) {

@@ -105,6 +105,50 @@ describe('payments on the sandbox', () => {
     assert.equal(failed.length, 1, 'a declined recharge is tried once per crossing');
   });
 
+  it('auto-recharge at the threshold exactly: not at it, one micro-dollar below it; back at it exactly arms it again', async () => {
+    const user = await signUp(t);
+    const set = await t.request({ method: 'PATCH', url: '/v1/wallet', ...as(user), payload: { threshold_usd: 5, auto_recharge: { enabled: true, amount_usd: 20, payment_method: 'pm_card_declined' } } });
+    assert.equal(set.statusCode, 200, set.body);
+    const entry = (micros: number) =>
+      t.platform.db.transaction().execute((tx) => createWalletRepo().applyEntry(tx, { workspaceId: user.workspaceId, type: micros < 0 ? 'call' : 'adjustment', amountMicros: micros, description: 'test', now: new Date() }));
+    const attempts = async () => (await t.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data.length as number;
+
+    await entry(-5_000_000); // 10 → 5: at the threshold, not below it
+    assert.equal(await t.payments.worker.runDueOnce(), 0);
+    await entry(-1); // 4.999999: below
+    assert.equal(await t.payments.worker.runDueOnce(), 1);
+    assert.equal(await attempts(), 1, 'declined: the balance stays below and the latch stays disarmed');
+    assert.equal(await t.payments.worker.runDueOnce(), 0);
+
+    await entry(1); // back at 5 exactly: armed again
+    await t.request({ method: 'PATCH', url: '/v1/wallet', ...as(user), payload: { auto_recharge: { payment_method: 'pm_card_visa' } } });
+    await entry(-1); // below again: a new crossing
+    assert.equal(await t.payments.worker.runDueOnce(), 1);
+    assert.equal(await balanceOf(t, user), 24.999999);
+  });
+
+  it('a settled payment never changes: later provider events with other ids (failed, succeeded again) are recorded and ignored', async () => {
+    const user = await signUp(t);
+    const topUp = await t.request({ method: 'POST', url: '/v1/payments/topup', ...as(user), payload: { amount_usd: 20, payment_method: 'pm_card_visa' } });
+    assert.equal(topUp.statusCode, 201, topUp.body);
+    const paid = topUp.json();
+    const declined = await t.request({ method: 'POST', url: '/v1/payments/topup', ...as(user), payload: { amount_usd: 50, payment_method: 'pm_card_declined' } });
+    assert.equal(declined.statusCode, 402, declined.body);
+    const [failed] = (await t.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data;
+    assert.equal(failed.status, 'failed');
+    const late = (eventId: string, paymentId: string, outcome: 'succeeded' | 'failed') =>
+      t.payments.service.applySettlement({ eventId, paymentId, providerRef: `ref_${paymentId}`, outcome, amountCents: 2000, reason: 'card declined later' });
+    assert.equal(await late('evt_late_failed', paid.id, 'failed'), 'applied');
+    assert.equal(await late('evt_second_succeeded', paid.id, 'succeeded'), 'applied');
+    assert.equal(await late('evt_revived', failed.id, 'succeeded'), 'applied');
+    const get = async (id: string) => (await t.request({ method: 'GET', url: `/v1/payments/${id}`, ...as(user) })).json();
+    assert.deepEqual([(await get(paid.id)).status, (await get(paid.id)).failure_reason], ['succeeded', null]);
+    assert.equal((await get(failed.id)).status, 'failed');
+    assert.equal(await balanceOf(t, user), 30, 'the 20 top-up credited once, the declined 50 never');
+    const ledger = await t.platform.db.selectFrom('wallet_transactions').select('reference_id').where('workspace_id', '=', user.workspaceId).where('type', '=', 'topup').execute();
+    assert.deepEqual(ledger.map((r) => r.reference_id), [paid.id]);
+  });
+
   it('the sandbox has no webhook: anything posted there is ignored', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/v1/payments/webhook', headers: { 'content-type': 'application/json' }, payload: '{"type":"payment_intent.succeeded"}' });
     assert.equal(res.statusCode, 200);
@@ -141,6 +185,31 @@ describe('payments on Stripe', () => {
     assert.equal(await balanceOf(onStripe, user), 40, 'credited once');
     const settled = (await onStripe.request({ method: 'GET', url: `/v1/payments/${payment.id}`, ...as(user) })).json();
     assert.equal(settled.status, 'succeeded');
+    assert.equal((await eventsOf(onStripe, user, 'payment.succeeded')).length, 1);
+  });
+
+  it('a succeeded payment stays succeeded: a second signed event with another id (payment_failed, succeeded) changes nothing', async () => {
+    const user = await withTenantWebhook(onStripe);
+    const res = await onStripe.request({ method: 'POST', url: '/v1/payments/topup', ...as(user), payload: { amount_usd: 30, payment_method: 'pm_card_visa' } });
+    assert.equal(res.statusCode, 201, res.body);
+    const payment = res.json();
+    const intent = stripe.paymentIntents().find((pi) => pi.metadata.payment_id === payment.id);
+    const succeeded = stripe.events().find((e) => e.type === 'payment_intent.succeeded' && (e.data.object as { id: string }).id === intent?.id);
+    assert.ok(succeeded);
+    assert.equal(JSON.parse((await stripe.deliver(webhookUrl, succeeded))[0].body).result, 'applied');
+    assert.equal(await balanceOf(onStripe, user), 40);
+
+    const lateFailure = { ...structuredClone(succeeded), id: `${succeeded.id}_late_failure`, type: 'payment_intent.payment_failed' };
+    lateFailure.data.object.status = 'requires_payment_method';
+    const secondSuccess = { ...structuredClone(succeeded), id: `${succeeded.id}_second` };
+    for (const event of [lateFailure, secondSuccess]) {
+      const [delivered] = await stripe.deliver(webhookUrl, event);
+      assert.equal(delivered.status, 200, delivered.body);
+      assert.equal(JSON.parse(delivered.body).result, 'applied', `${event.type} ${event.id} was verified and recorded`);
+    }
+    const settled = (await onStripe.request({ method: 'GET', url: `/v1/payments/${payment.id}`, ...as(user) })).json();
+    assert.deepEqual([settled.status, settled.failure_reason], ['succeeded', null]);
+    assert.equal(await balanceOf(onStripe, user), 40, 'credited once');
     assert.equal((await eventsOf(onStripe, user, 'payment.succeeded')).length, 1);
   });
 

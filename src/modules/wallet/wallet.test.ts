@@ -94,6 +94,19 @@ describe('wallet', () => {
     assert.equal((await lowBalanceEvents(user.workspaceId)).length, 2);
   });
 
+  it('wallet.low_balance at the threshold exactly: a debit landing on it sends nothing, the next micro-dollar below does', async () => {
+    const user = await signUp(t);
+    const put = await t.request({ method: 'PUT', url: '/v1/webhooks', ...as(user), payload: { webhook_url: 'https://hooks.example.test/wallet' } });
+    assert.equal(put.statusCode, 200, put.body);
+    const now = new Date();
+    await t.platform.db.transaction().execute((tx) => repo.applyEntry(tx, { workspaceId: user.workspaceId, type: 'call', amountMicros: -5_000_000, description: 'to the threshold', now }));
+    assert.equal((await lowBalanceEvents(user.workspaceId)).length, 0, '10 → 5: at the threshold of 5, not below');
+    await t.platform.db.transaction().execute((tx) => repo.applyEntry(tx, { workspaceId: user.workspaceId, type: 'call', amountMicros: -1, description: 'below', now }));
+    const events = await lowBalanceEvents(user.workspaceId);
+    assert.equal(events.length, 1, '5 → 4.999999 crossed below');
+    assert.equal(JSON.parse(events[0].payload).data.balance_usd, 4.999999);
+  });
+
   it('usage adds up what calls and numbers cost, by day, agent and kind', async () => {
     const user = await signUp(t);
     const agent = await createCallAgent(t, user);

@@ -132,6 +132,21 @@ describe('public widget endpoints', () => {
     assert.equal(anyOrigin.headers['access-control-allow-origin'], 'https://evil.example.net');
   });
 
+  it('admits an origin only as a whole: lookalikes that start with an allowed origin are refused', async () => {
+    const user = await signUp(t);
+    const widget = await createWidget(t, user, { agent_id: (await createCallAgent(t, user)).id, allowed_origins: ['https://shop.example'] });
+    for (const origin of ['https://shop.example.evil.net', 'https://shop.examplex', 'https://shop.example:8443', 'http://shop.example']) {
+      for (const endpoint of [{ method: 'GET' as const, url: `/v1/widgets/${widget.id}/config` }, { method: 'POST' as const, url: `/v1/widgets/${widget.id}/chat`, payload: { message: 'Hello' } }]) {
+        const refused = await t.request({ ...endpoint, headers: { origin } });
+        assert.equal(refused.statusCode, 403, `${origin} ${endpoint.method}: ${refused.body}`);
+        assert.deepEqual(corsHeaders(refused.headers), []);
+      }
+    }
+    const allowed = await t.request({ method: 'GET', url: `/v1/widgets/${widget.id}/config`, headers: { origin: 'https://shop.example' } });
+    assert.equal(allowed.statusCode, 200, allowed.body);
+    assert.equal(allowed.headers['access-control-allow-origin'], 'https://shop.example');
+  });
+
   it('refuses the channel a widget does not offer (409)', async () => {
     const user = await signUp(t);
     const agent = await createCallAgent(t, user);

@@ -7,12 +7,12 @@ import { assertPublicUrl, createOutboundClient, isPublicAddress, UrlRefusedError
 
 /**
  * A fake internet for the guard with private URLs refused: `hosts` resolve (in both lookups the
- * guard makes: the check's dns.promises.lookup and the connection's dns.lookup) to public
- * addresses, and a connection to an address in `routes` reaches the mapped one instead, once the
+ * guard makes: the check's dns.promises.lookup and the connection's dns.lookup) to their addresses
+ * (several: a name with several A records, in that order), and a connection to an address in `routes` reaches the mapped one instead, once the
  * guard has approved it. Other names and addresses are left to the real resolver and network.
  */
-function fakeInternet(hosts: Record<string, string>, routes: Record<string, string>) {
-  const answer = (host: string) => (host in hosts ? [{ address: hosts[host], family: 4 }] : undefined);
+function fakeInternet(hosts: Record<string, string | string[]>, routes: Record<string, string>) {
+  const answer = (host: string) => (host in hosts ? [hosts[host]].flat().map((address) => ({ address, family: 4 })) : undefined);
   const realPromisesLookup = dns.promises.lookup;
   const realLookup = dns.lookup;
   const realConnect = net.connect;
@@ -99,6 +99,27 @@ describe('SSRF guard', () => {
     assert.equal((await assertPublicUrl('http://127.0.0.1:9/', { allowPrivate: true })).port, '9');
   });
 
+  it('refuses a host with a public and a private address, whichever comes first', async () => {
+    for (const addresses of [['93.184.216.34', '10.0.0.5'], ['10.0.0.5', '93.184.216.34'], ['93.184.216.34', '8.8.8.8', '169.254.169.254']]) {
+      const internet = fakeInternet({ 'mixed.example.com': addresses }, {});
+      try {
+        await assert.rejects(assertPublicUrl('https://mixed.example.com/hook', { allowPrivate: false }), (error: unknown) => {
+          assert.ok(error instanceof UrlRefusedError, `${addresses}: expected UrlRefusedError, got ${String(error)}`);
+          assert.match((error as Error).message, /10\.0\.0\.5|169\.254\.169\.254/);
+          return true;
+        });
+      } finally {
+        internet.restore();
+      }
+    }
+    const internet = fakeInternet({ 'public.example.com': ['93.184.216.34', '8.8.8.8'] }, {});
+    try {
+      assert.equal((await assertPublicUrl('https://public.example.com/hook', { allowPrivate: false })).hostname, 'public.example.com');
+    } finally {
+      internet.restore();
+    }
+  });
+
   describe('outbound client against a local server', () => {
     let server: http.Server;
     let base: string;
@@ -136,6 +157,35 @@ describe('SSRF guard', () => {
       } finally {
         lookup.mock.restore();
         await client.close();
+      }
+    });
+
+    it('refuses at connect time a host whose answer holds a private address after a public one', async () => {
+      // The check's lookup answers only a public address; the connection's own lookup answers that
+      // one and 127.0.0.1, and the public one is routed to the local server: a guard that looked
+      // only at the first answer would reach it.
+      const hits: string[] = [];
+      const target = http.createServer((req, res) => {
+        hits.push(req.url ?? '');
+        res.writeHead(200).end('reached');
+      });
+      await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+      const port = (target.address() as AddressInfo).port;
+      const internet = fakeInternet({ 'mixed.example.com': ['93.184.216.34', '127.0.0.1'] }, { '93.184.216.34': '127.0.0.1' });
+      const check = mock.method(dns.promises, 'lookup', async () => [{ address: '93.184.216.34', family: 4 }]);
+      const client = createOutboundClient({ allowPrivate: false });
+      try {
+        await assert.rejects(client.request(`http://mixed.example.com:${port}/hook`, { timeoutMs: 2000, maxBytes: 100 }), (error: unknown) => {
+          assert.ok(error instanceof UrlRefusedError, `expected UrlRefusedError, got ${String(error)}`);
+          assert.match((error as Error).message, /non-public address 127\.0\.0\.1/);
+          return true;
+        });
+        assert.deepEqual(hits, [], 'nothing was reached');
+      } finally {
+        check.mock.restore();
+        internet.restore();
+        await client.close();
+        await new Promise<void>((resolve) => target.close(() => resolve()));
       }
     });
 

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { stringify } from 'csv-stringify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { workspaceOf } from '../../../platform/auth/authenticate.ts';
+import { csvStream } from '../../../platform/csv.ts';
 import type { BlobStore } from '../../../platform/blobs/port.ts';
 import { AppError, invalidState, notFound } from '../../../platform/errors.ts';
 import { IdParams, ListOf, mediaBody, NoContent } from '../../../platform/http/schemas.ts';
@@ -118,7 +118,7 @@ export function callReadRoutes(deps: ReadRouteDeps): FastifyPluginAsyncTypebox {
         const rows = await repo.list(workspaceOf(request).workspaceId, filtersOf(request.query as CallListQuery), { limit: EXPORT_MAX_ROWS - 1 });
         const fields = [...new Set(rows.flatMap((r) => Object.keys(r.extracted as object)))].sort();
         const columns = ['id', 'created_at', 'direction', 'from', 'to', 'status', 'end_reason', 'duration_seconds', 'cost_usd', 'agent_id', 'campaign_id', ...fields.map((f) => `extracted.${f}`)];
-        const csv = stringify({ header: true, columns });
+        const csv = csvStream(columns);
         for (const row of rows) {
           const call = presentCall(row, links);
           const extracted = row.extracted as Record<string, unknown>;

@@ -13,6 +13,7 @@ import * as schedules from './0011_schedules.ts';
 import * as widgets from './0012_widgets.ts';
 import * as publicUtilities from './0013_public.ts';
 import * as postCall from './0014_post_call.ts';
+import * as liveElapsed from './0015_live_elapsed.ts';
 
 // One migration set for PGlite and PostgreSQL, applied in name order at start-up.
 // Never edit a migration that has shipped: add the next number.
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0012_widgets': widgets,
   '0013_public': publicUtilities,
   '0014_post_call': postCall,
+  '0015_live_elapsed': liveElapsed,
 };
