@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import axe from 'axe-core';
+import type { Page } from 'playwright-core';
+import { artifact } from '../../src/modules/widgets/browser-helpers.ts';
+import type { TestApp } from '../support/app.ts';
+
+// The dashboard browser tests' helpers: each page's checks (axe-core's WCAG 2.1 A/AA rules, colour
+// contrast included, with no serious or critical violation; no horizontal scrolling at 375 px;
+// screenshots at 375 and 1280 px), the signed-in tab's session, a page's heading.
+
+// What sticks out to the right of the page (the layout viewport: without the scrollbar).
+const OVERFLOW = `(() => {
+  const width = document.documentElement.clientWidth;
+  return [...document.querySelectorAll('body *')]
+    .filter((e) => e.getBoundingClientRect().right > width + 0.5 && !e.closest('.table-wrap'))
+    .map((e) => e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') + ' ' + Math.round(e.getBoundingClientRect().right) + '/' + width)
+    .slice(0, 5);
+})()`;
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: unknown[] }>;
+}
+
+/** axe-core's serious and critical WCAG 2.1 A/AA violations on the page as it is. */
+async function accessibilityViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(axe.source);
+  const violations = (await page.evaluate("axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations)")) as AxeViolation[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.help}) at ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+}
+
+export async function checkPage(page: Page, name: string) {
+  const violations = await accessibilityViolations(page);
+  assert.deepEqual(violations, [], `${name}: accessibility violations`);
+  await page.setViewportSize({ width: 375, height: 800 });
+  const [scrollWidth, clientWidth] = (await page.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]')) as [number, number];
+  const sticking = (await page.evaluate(OVERFLOW)) as string[];
+  await page.screenshot({ path: artifact(`dashboard-${name}-375.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: artifact(`dashboard-${name}-1280.png`), fullPage: true });
+  assert.ok(scrollWidth <= clientWidth && sticking.length === 0, `${name}: ${scrollWidth} px wide at 375 px; sticking out: ${sticking.join(', ')}`);
+}
+
+/** The signed-in tab's access token and workspace (to check the UI's work through the API). */
+export async function sessionOf(t: TestApp, page: Page) {
+  const tokens = JSON.parse(String(await page.evaluate("localStorage.getItem('vap.tokens')"))) as { accessToken: string };
+  const chosen = (await page.evaluate("localStorage.getItem('vap.workspace')")) as string | null;
+  const list = await t.request({ method: 'GET', url: '/v1/workspaces', token: tokens.accessToken });
+  return { token: tokens.accessToken, workspaceId: chosen ?? (list.json().data[0].id as string) };
+}
+
+export const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
+

@@ -1,0 +1,1 @@
+var e=void 0;export{e as webcrypto};
