@@ -29,6 +29,7 @@ import { createMediaPair } from '../src/runtime/media-pair.ts';
 import type { CallAgent, CallMedia, TextToSpeech } from '../src/runtime/ports.ts';
 import { createPassThroughStt, createScriptedCaller } from '../src/runtime/scripted-caller.ts';
 import { measureSandboxCalls } from './support/sandbox-calls.ts';
+import { bistroAgent } from '../test/support/bistro-agent.ts';
 
 const PART = process.env.BENCH_CALLS_PART ?? 'both';
 const RESULTS = path.join(import.meta.dirname, 'results', 'calls.json');
@@ -37,26 +38,7 @@ const LEVEL_MS = Number(process.env.BENCH_LEVEL_MS ?? 20_000);
 const CALLER_LINES = ['Hi, what are your opening hours?', 'Do you have a table for four tonight?', 'Can I bring my dog?', 'Great, thank you.'];
 const GREETING = 'Hello, this is Ada from the bistro. How can I help?';
 
-const agent: CallAgent = {
-  id: 'agent_bench',
-  name: 'Ada',
-  prompt: 'You are Ada, the receptionist of a bistro.',
-  first_message: GREETING,
-  language: 'en-US',
-  transfer_number: null,
-  functions: [],
-  extraction_fields: [],
-  end_call_phrases: [],
-  knowledge_base_ids: [],
-  llm: { provider: 'builtin', model: 'builtin', temperature: 0 },
-  voice: 'builtin-ava',
-  max_duration_seconds: 3600,
-  voicemail: { action: 'hangup', message: null },
-  turn_end_silence_ms: 500,
-  barge_in_min_ms: 250,
-  interruptible: true,
-  silence_timeout_seconds: 600,
-};
+const agent: CallAgent = bistroAgent({ id: 'agent_bench', first_message: GREETING, max_duration_seconds: 3600, silence_timeout_seconds: 600 });
 
 /** Zero-latency synthesis: every text the run can need, rendered once before it starts. */
 async function prerenderedSpeech(texts: string[]): Promise<TextToSpeech> {

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createDialogueEngine } from '../engine/index.ts';
-import { createBuiltinLlm } from '../providers/llm/builtin.ts';
 import { createTtsRegistry } from '../providers/tts/index.ts';
 import { createRuntimeSpeech } from '../providers/tts/runtime-speech.ts';
 import { FRAME_MS, FRAME_SAMPLES } from './audio/frames.ts';
@@ -11,6 +9,7 @@ import type { SessionOutcome } from './outcome.ts';
 import type { CallAgent, CallMedia } from './ports.ts';
 import { createPassThroughStt } from './scripted-caller.ts';
 import { createVirtualClock, type VirtualClock } from './virtual-clock.ts';
+import { bistroAgent, builtinEngine } from '../../test/support/bistro-agent.ts';
 
 // The call session's rules at their boundaries, on a virtual clock with a caller driven frame by
 // frame: a frame is speech when its first sample is not zero (the classifier is the session's
@@ -22,32 +21,9 @@ import { createVirtualClock, type VirtualClock } from './virtual-clock.ts';
 //   the call; max_duration_seconds ends it at that time.
 
 const speech = createRuntimeSpeech(createTtsRegistry());
-const engine = createDialogueEngine({
-  llm: createBuiltinLlm(),
-  knowledge: { search: async () => [] },
-  functions: { invoke: async () => ({ status: 200, body: null, duration_ms: 0 }) },
-});
+const engine = builtinEngine();
 
-const agent: CallAgent = {
-  id: 'agent_test',
-  name: 'Ada',
-  prompt: 'You are Ada, the receptionist of a bistro.',
-  first_message: 'Hello, this is Ada from the bistro. How can I help you today?',
-  language: 'en-US',
-  transfer_number: null,
-  functions: [],
-  extraction_fields: [],
-  end_call_phrases: [],
-  knowledge_base_ids: [],
-  llm: { provider: 'builtin', model: 'builtin', temperature: 0 },
-  voice: 'builtin-ava',
-  max_duration_seconds: 60,
-  voicemail: { action: 'hangup', message: null },
-  turn_end_silence_ms: 500,
-  barge_in_min_ms: 240,
-  interruptible: true,
-  silence_timeout_seconds: 3,
-};
+const agent: CallAgent = bistroAgent({ max_duration_seconds: 60, barge_in_min_ms: 240, silence_timeout_seconds: 3 });
 
 const SPEECH = new Int16Array(FRAME_SAMPLES).fill(1000);
 const SILENCE = new Int16Array(FRAME_SAMPLES);

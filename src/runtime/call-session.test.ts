@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { createDialogueEngine } from '../engine/index.ts';
-import { createBuiltinLlm } from '../providers/llm/builtin.ts';
 import { createTtsRegistry } from '../providers/tts/index.ts';
 import { createRuntimeSpeech } from '../providers/tts/runtime-speech.ts';
 import { createVoiceActivityDetector } from './audio/vad.ts';
@@ -11,6 +9,7 @@ import { createMediaPair } from './media-pair.ts';
 import type { SessionObserver, TranscriptEntry } from './outcome.ts';
 import type { CallAgent, CallerUtterance, CallMedia } from './ports.ts';
 import { createPassThroughStt, createScriptedCaller } from './scripted-caller.ts';
+import { bistroAgent, builtinEngine } from '../../test/support/bistro-agent.ts';
 
 // The call session end to end in one process: a scripted caller speaks synthesised audio through
 // a media pair; the session hears it through the real WebRTC VAD, answers with the built-in
@@ -18,32 +17,12 @@ import { createPassThroughStt, createScriptedCaller } from './scripted-caller.ts
 
 const SPEED = 50;
 const speech = createRuntimeSpeech(createTtsRegistry());
-const engine = createDialogueEngine({
-  llm: createBuiltinLlm(),
-  knowledge: { search: async () => [] },
-  functions: { invoke: async () => ({ status: 200, body: null, duration_ms: 0 }) },
-});
+const engine = builtinEngine();
 
-const agent: CallAgent = {
-  id: 'agent_test',
-  name: 'Ada',
-  prompt: 'You are Ada, the receptionist of a bistro.',
-  first_message: 'Hello, this is Ada from the bistro. How can I help you today?',
-  language: 'en-US',
+const agent: CallAgent = bistroAgent({
   transfer_number: '+15550100999',
-  functions: [],
-  extraction_fields: [],
-  end_call_phrases: [],
-  knowledge_base_ids: [],
-  llm: { provider: 'builtin', model: 'builtin', temperature: 0 },
-  voice: 'builtin-ava',
-  max_duration_seconds: 120,
   voicemail: { action: 'leave_message', message: 'Hi, this is Ada from the bistro, please call us back.' },
-  turn_end_silence_ms: 500,
-  barge_in_min_ms: 250,
-  interruptible: true,
-  silence_timeout_seconds: 4,
-};
+});
 
 const vad = await createVoiceActivityDetector({ mode: 2 });
 after(() => vad.close());

@@ -4,7 +4,7 @@ import { buildTestApp, type TestApp } from '../../../test/support/app.ts';
 import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
 import { newId } from '../../platform/ids.ts';
 import { callCost } from './journal.ts';
-import { as, createCallAgent, placeCall, waitForEnd } from './test-helpers.ts';
+import { as, createCallAgent, outboundCallRow, placeCall, waitForEnd } from './test-helpers.ts';
 
 // What a call costs and who may keep it alive: billed seconds are started seconds (callCost); a
 // live call ends before its cost passes the balance (whole affordable seconds only); a call whose
@@ -33,24 +33,12 @@ async function insertLiveCall(t: TestApp, user: TestUser, input: { answeredAt: D
   await t.platform.db
     .insertInto('calls')
     .values({
-      id,
-      workspace_id: user.workspaceId,
-      agent_id: agent.id,
-      direction: 'outbound',
-      from_number: '+15550100001',
-      to_number: '+15550100200',
+      ...outboundCallRow(user, agent.id, id, input.answeredAt),
       status: 'in_progress',
       provider: input.provider ?? 'twilio',
-      started_at: input.answeredAt,
-      answered_at: input.answeredAt,
       lease_holder: input.holder,
       lease_expires_at: input.leaseExpiresAt,
       last_renewed_at: input.lastRenewedAt,
-      transcript: JSON.stringify([]),
-      extracted: JSON.stringify({}),
-      variables: JSON.stringify({}),
-      metadata: JSON.stringify({}),
-      created_at: input.answeredAt,
       updated_at: input.lastRenewedAt,
     })
     .execute();

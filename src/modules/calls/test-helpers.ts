@@ -86,6 +86,26 @@ export async function waitForEnd(t: TestApp, user: TestUser, callId: string, tim
   return waitForPostCall(t, user, callId, timeoutMs);
 }
 
+/** The columns every call row written straight into the table shares: an outbound call of `agentId` from `at`. */
+export function outboundCallRow(user: TestUser, agentId: string, id: string, at: Date) {
+  return {
+    id,
+    workspace_id: user.workspaceId,
+    agent_id: agentId,
+    direction: 'outbound',
+    from_number: '+15550100001',
+    to_number: '+15550100200',
+    started_at: at,
+    answered_at: at,
+    transcript: JSON.stringify([]),
+    extracted: JSON.stringify({}),
+    variables: JSON.stringify({}),
+    metadata: JSON.stringify({}),
+    created_at: at,
+    updated_at: at,
+  } as const;
+}
+
 /** A finished call written straight into the tables (with a stored recording), for tests that only read. */
 export async function insertEndedCall(t: TestApp, user: TestUser): Promise<string> {
   const agent = await createCallAgent(t, user);
@@ -96,31 +116,19 @@ export async function insertEndedCall(t: TestApp, user: TestUser): Promise<strin
   await t.platform.db
     .insertInto('calls')
     .values({
-      id,
-      workspace_id: user.workspaceId,
-      agent_id: agent.id,
-      direction: 'outbound',
-      from_number: '+15550100001',
-      to_number: '+15550100200',
+      ...outboundCallRow(user, agent.id, id, now),
       status: 'completed',
       end_reason: 'caller_goodbye',
       provider: 'sandbox',
-      started_at: now,
-      answered_at: now,
       ended_at: now,
       duration_ms: 1000,
       billed_seconds: 1,
       cost_micros: 1500,
       transcript: JSON.stringify([{ role: 'agent', text: 'Hello.', start_ms: 0, end_ms: 900 }]),
-      extracted: JSON.stringify({}),
-      variables: JSON.stringify({}),
-      metadata: JSON.stringify({}),
       recording_key: key,
       recording_bytes: 21,
       recording_status: 'ready',
       analysis_status: 'ready',
-      created_at: now,
-      updated_at: now,
     })
     .execute();
   await t.platform.db.insertInto('call_status_events').values({ call_id: id, seq: 1, status: 'completed', at: now }).execute();
