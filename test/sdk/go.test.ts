@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { startPlatform } from './platform.ts';
+import { withFieldTypeChanged, withOperationAdded } from './spec-changes.ts';
 
 // The Go SDK (sdks/go, standard library only): its generated code is what openapi.json gives (a
 // changed field type or a new operation fails the check), it is gofmt- and vet-clean, and its own
@@ -56,21 +57,13 @@ describe('Go SDK', () => {
   });
 
   it('the check fails when openapi.json changes the type of a field', () => {
-    const changed = structuredClone(spec);
-    const agent = changed.paths['/v1/agents/{id}'].get.responses['200'].content['application/json'].schema;
-    assert.equal(agent.properties.name.type, 'string');
-    agent.properties.name = { type: 'integer' };
-    const result = check(changed);
+    const result = check(withFieldTypeChanged(spec));
     assert.equal(result.status, 1);
     assert.match(result.stderr, /out of date.*models_gen\.go/);
   });
 
   it('the check fails when openapi.json gains an operation the SDK lacks', () => {
-    const grown = structuredClone(spec);
-    grown.paths['/v1/agents/{id}/archive'] = {
-      post: { operationId: 'archiveAgent', tags: ['agents'], parameters: [{ in: 'path', name: 'id', required: true, schema: { type: 'string' } }], responses: { 204: { description: 'No content' } } },
-    };
-    const result = check(grown);
+    const result = check(withOperationAdded(spec));
     assert.equal(result.status, 1);
     assert.match(result.stderr, /agents_gen\.go/);
     assert.match(result.stderr, /operations_gen\.go/);

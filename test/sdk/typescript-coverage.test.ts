@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { OPERATIONS, VoiceAgent } from '../../sdks/typescript/src/index.ts';
+import { withFieldTypeChanged, withOperationAdded } from './spec-changes.ts';
 
 // The TypeScript SDK against openapi.json: its generated models and resources are what the
 // document gives today (a field whose type changed, or a new operation, fails the check), and
@@ -41,21 +42,13 @@ describe('TypeScript SDK coverage of openapi.json', () => {
   });
 
   it('the check fails when openapi.json changes the type of a field', () => {
-    const changed = structuredClone(spec);
-    const agent = changed.paths['/v1/agents/{id}'].get.responses['200'].content['application/json'].schema;
-    assert.equal(agent.properties.name.type, 'string');
-    agent.properties.name = { type: 'integer' };
-    const result = check(changed);
+    const result = check(withFieldTypeChanged(spec));
     assert.equal(result.status, 1);
     assert.match(result.stderr, /out of date.*models\.ts/);
   });
 
   it('the check fails when openapi.json gains an operation', () => {
-    const grown = structuredClone(spec);
-    grown.paths['/v1/agents/{id}/archive'] = {
-      post: { operationId: 'archiveAgent', tags: ['agents'], parameters: [{ in: 'path', name: 'id', required: true, schema: { type: 'string' } }], responses: { 204: { description: 'No content' } } },
-    };
-    const result = check(grown);
+    const result = check(withOperationAdded(spec));
     assert.equal(result.status, 1);
     assert.match(result.stderr, /resources\/agents\.ts/);
     assert.match(result.stderr, /operations\.ts/);
