@@ -52,7 +52,7 @@ import { campaignsRoutes } from './modules/campaigns/routes.ts';
 import { type CampaignsModule, createCampaignsModule } from './modules/campaigns/module.ts';
 import { widgetsRoutes } from './modules/widgets/routes.ts';
 import { brandingRoutes } from './modules/branding/routes.ts';
-import { dashboardRoutes } from './modules/dashboard/routes.ts';
+import { createDashboard } from './modules/dashboard/routes.ts';
 import { registerDeliveryBacklogGauge } from './modules/housekeeping/backlog-gauge.ts';
 
 export interface AppInputs {
@@ -132,7 +132,8 @@ export async function buildApp(
     done();
   });
   registerValidation(app);
-  registerErrorHandling(app, { publicBaseUrl: config.publicBaseUrl });
+  const dashboard = createDashboard();
+  registerErrorHandling(app, { publicBaseUrl: config.publicBaseUrl, notFoundFallback: dashboard.pageFallback });
   registerErrorDocs(app);
   registerInputGuard(app);
   enforceRouteConventions(app);
@@ -180,7 +181,7 @@ export async function buildApp(
   await app.register(widgetsRoutes(platform, voice.service));
   await app.register(brandingRoutes(platform));
   // The dashboard: `/`, its assets, and its client routes for browser navigations (API paths keep their 404).
-  await app.register(dashboardRoutes());
+  await app.register(dashboard.routes);
 
   app.addHook('onClose', async () => {
     await schedules.worker.stop();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { DASHBOARD_DIST } from '../../src/modules/dashboard/assets.ts';
-import { DASHBOARD_CSP, dashboardRoutes } from '../../src/modules/dashboard/routes.ts';
+import { createDashboard, DASHBOARD_CSP } from '../../src/modules/dashboard/routes.ts';
 import { buildTestApp } from '../support/app.ts';
 // @ts-expect-error: a plain .mjs script without type declarations
 import { dashboardInputsHash } from '../../scripts/dashboard-inputs.mjs';
@@ -79,12 +79,17 @@ describe('serving the dashboard', () => {
     assert.equal(api.statusCode, 404);
     assert.equal(api.json().code, 'not_found');
     assert.equal((await t.request({ method: 'POST', url: '/agents', headers: html, payload: {} })).statusCode, 404);
+    // What the router refuses stays refused, even for a browser: an over-long id is 414, not the app.
+    const long = await t.request({ method: 'GET', url: `/v1/agents/${'a'.repeat(300)}`, headers: html });
+    assert.equal(long.statusCode, 414);
+    // A missing asset is a 404, not the app.
+    assert.equal((await t.request({ method: 'GET', url: '/assets/missing.js', headers: html })).statusCode, 404);
   });
 
   it('says how to build it when the build is missing', async () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-no-dashboard-'));
     const app = Fastify();
-    await app.register(dashboardRoutes({ dist: empty }));
+    await app.register(createDashboard({ dist: empty }).routes);
     const res = await app.inject({ method: 'GET', url: '/' });
     assert.equal(res.statusCode, 503);
     assert.match(res.body, /npm run dashboard:build/);

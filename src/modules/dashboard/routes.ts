@@ -5,7 +5,9 @@ import { type Asset, DASHBOARD_DIST, type DashboardFiles, loadDashboard } from '
 // (`/agents/…`, `/calls/…`) answer its index.html, `/assets/…` its hashed files. A browser
 // navigation (Accept: text/html) to an address no route has gets the app, which shows its own
 // "no page here"; everything else (the API under /v1, /docs, /openapi.json, /metrics, a missing
-// asset, a non-HTML request) keeps the platform's problem+json 404.
+// asset, a non-HTML request) keeps the platform's problem+json 404. The client routes are served
+// from the platform's not-found handler (`pageFallback`), not a `/*` route: a catch-all route
+// would also take what the router refuses, such as an over-long id (414 uri_too_long).
 
 // React Aria adds two fixed <style> elements of its own (touch-action on pressable elements, and
 // overscroll-behavior while a modal is open): allowed by their hashes, nothing else inline. The
@@ -27,7 +29,7 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const NOT_THE_APP = /^\/(v1|docs|openapi\.json|metrics)(\/|$)/;
+const NOT_THE_APP = /^\/(v1|docs|openapi\.json|metrics|assets)(\/|$)/;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 function send(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string) {
@@ -51,24 +53,31 @@ function sendIndex(request: FastifyRequest, reply: FastifyReply, files: Dashboar
   return send(request, reply, files.index, 'no-cache');
 }
 
-export function dashboardRoutes(options: { dist?: string } = {}) {
+/** The dashboard's routes (`/`, `/assets/*`) and the not-found fallback that serves its client routes. */
+export function createDashboard(options: { dist?: string } = {}) {
+  let files: DashboardFiles | undefined;
+  const load = () => {
+    files ??= loadDashboard(options.dist ?? DASHBOARD_DIST);
+    return files;
+  };
+  return {
+    routes: dashboardRoutes(load),
+    /** Answers a browser navigation to a client route with the app; null for anything else (the platform's 404). */
+    pageFallback(request: FastifyRequest, reply: FastifyReply): FastifyReply | null {
+      const wantsPage = request.method === 'GET' && String(request.headers.accept ?? '').includes('text/html');
+      if (!wantsPage || NOT_THE_APP.test(request.url.split('?')[0])) return null;
+      return sendIndex(request, reply, load());
+    },
+  };
+}
+
+function dashboardRoutes(load: () => DashboardFiles) {
   return async (app: FastifyInstance) => {
-    let files: DashboardFiles | undefined;
-    const load = () => {
-      files ??= loadDashboard(options.dist ?? DASHBOARD_DIST);
-      return files;
-    };
     const hidden = { schema: { hide: true } };
     app.get('/', hidden, (request, reply) => sendIndex(request, reply, load()));
     app.get<{ Params: { '*': string } }>('/assets/*', hidden, (request, reply) => {
       const asset = load().assets.get(request.params['*']);
       return asset ? send(request, reply, asset, IMMUTABLE) : reply.callNotFound();
-    });
-    app.get('/*', hidden, (request, reply) => {
-      const wantsPage = String(request.headers.accept ?? '').includes('text/html');
-      const path = request.url.split('?')[0];
-      if (!wantsPage || NOT_THE_APP.test(path)) return reply.callNotFound();
-      return sendIndex(request, reply, load());
     });
   };
 }

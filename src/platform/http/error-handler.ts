@@ -132,7 +132,10 @@ function classify(error: FastifyError & { validation?: AjvIssue[]; validationCon
   return { code: 'internal', detail: 'an internal error occurred; quote the request_id when reporting it' };
 }
 
-export function registerErrorHandling(app: FastifyInstance, options: { publicBaseUrl?: string } = {}) {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  options: { publicBaseUrl?: string; notFoundFallback?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | null } = {},
+) {
   app.decorate('problemTypeBase', options.publicBaseUrl ?? '');
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { code, detail, errors } = classify(error);
@@ -140,7 +143,8 @@ export function registerErrorHandling(app: FastifyInstance, options: { publicBas
     const headers = error instanceof AppError ? error.headers : undefined;
     return sendProblem(reply, code, detail, errors, headers);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`),
+  // A route-less address may still be something's (the dashboard's client routes); else 404.
+  app.setNotFoundHandler(
+    (request, reply) => options.notFoundFallback?.(request, reply) ?? sendProblem(reply, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`),
   );
 }
