@@ -5,6 +5,9 @@
 // coverage and response leaks, and secrets in the log lines. Extra arguments are test files to
 // run instead of the whole suite (the checks are then skipped). `--slow` runs test/slow/ instead:
 // multi-process tests that need PostgreSQL and Redis (`npm run test:slow`, also run by .ci/run).
+// A TEST_PGLITE_TEMPLATE already in the environment that exists is used as it is, not prepared
+// again nor deleted (`npm run mutate` runs the same files once per mutant: preparing the template
+// is most of a short run).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,7 +15,9 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-test-'));
-const template = path.join(work, 'pglite-template');
+const given = process.env.TEST_PGLITE_TEMPLATE;
+const reuseTemplate = given !== undefined && fs.existsSync(given);
+const template = reuseTemplate ? given : path.join(work, 'pglite-template');
 const coverageDir = path.join(work, 'operations');
 fs.mkdirSync(coverageDir);
 
@@ -36,8 +41,10 @@ const env = {
 };
 
 console.log(`database: ${process.env.TEST_DATABASE_URL ? 'PostgreSQL (TEST_DATABASE_URL)' : 'PGlite'}; ${files.length} test files`);
-const prepared = spawnSync(process.execPath, ['--import', 'tsx', 'test/support/prepare-template.ts', template], { cwd: root, env, stdio: 'inherit' });
-if (prepared.status !== 0) process.exit(prepared.status ?? 1);
+if (!reuseTemplate) {
+  const prepared = spawnSync(process.execPath, ['--import', 'tsx', 'test/support/prepare-template.ts', template], { cwd: root, env, stdio: 'inherit' });
+  if (prepared.status !== 0) process.exit(prepared.status ?? 1);
+}
 
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 const run = (args) => spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...args], { cwd: root, env, stdio: 'inherit' });

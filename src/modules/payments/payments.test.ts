@@ -119,8 +119,10 @@ describe('payments on the sandbox', () => {
     assert.equal(await t.payments.worker.runDueOnce(), 1);
     assert.equal(await attempts(), 1, 'declined: the balance stays below and the latch stays disarmed');
     assert.equal(await t.payments.worker.runDueOnce(), 0);
+    await entry(-1); // 4.999998: a debit while below is no new crossing
+    assert.equal(await t.payments.worker.runDueOnce(), 0, 'not armed again below the threshold');
 
-    await entry(1); // back at 5 exactly: armed again
+    await entry(2); // back at 5 exactly: armed again
     await t.request({ method: 'PATCH', url: '/v1/wallet', ...as(user), payload: { auto_recharge: { payment_method: 'pm_card_visa' } } });
     await entry(-1); // below again: a new crossing
     assert.equal(await t.payments.worker.runDueOnce(), 1);

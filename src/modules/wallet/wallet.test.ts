@@ -107,6 +107,39 @@ describe('wallet', () => {
     assert.equal(JSON.parse(events[0].payload).data.balance_usd, 4.999999);
   });
 
+  it('wallet.low_balance again 24 h after the last one to the millisecond, not before', async () => {
+    const user = await signUp(t);
+    const put = await t.request({ method: 'PUT', url: '/v1/webhooks', ...as(user), payload: { webhook_url: 'https://hooks.example.test/wallet' } });
+    assert.equal(put.statusCode, 200, put.body);
+    const first = new Date('2026-03-01T12:00:00.000Z');
+    const topUp = (now: Date) =>
+      t.platform.db.transaction().execute((tx) => repo.applyEntry(tx, { workspaceId: user.workspaceId, type: 'topup', amountMicros: 6_000_000, description: 'top-up', now }));
+    await debit(user, 6, first); // 10 → 4
+    assert.equal((await lowBalanceEvents(user.workspaceId)).length, 1);
+    const dayLater = first.getTime() + 24 * 3600 * 1000;
+    await topUp(new Date(dayLater - 1));
+    await debit(user, 6, new Date(dayLater - 1)); // crossed again 1 ms short of 24 h
+    assert.equal((await lowBalanceEvents(user.workspaceId)).length, 1, 'not before 24 h');
+    await topUp(new Date(dayLater));
+    await debit(user, 6, new Date(dayLater)); // crossed again at 24 h exactly
+    assert.equal((await lowBalanceEvents(user.workspaceId)).length, 2, 'at 24 h');
+  });
+
+  it('a wallet repo without an event emitter (the signup credit) crosses below the threshold without an event; a debit already below is no crossing', async () => {
+    const user = await signUp(t);
+    const put = await t.request({ method: 'PUT', url: '/v1/webhooks', ...as(user), payload: { webhook_url: 'https://hooks.example.test/wallet' } });
+    assert.equal(put.statusCode, 200, put.body);
+    const silent = createWalletRepo();
+    const row = await t.platform.db
+      .transaction()
+      .execute((tx) => silent.applyEntry(tx, { workspaceId: user.workspaceId, type: 'call', amountMicros: -6_000_000, description: 'silent debit', now: new Date() }));
+    assert.equal(Number(row.balance_after_micros), 4_000_000);
+    assert.match(row.id, /^txn_/);
+    assert.equal((await lowBalanceEvents(user.workspaceId)).length, 0);
+    await debit(user, 1); // 4 → 3: below already, never notified
+    assert.equal((await lowBalanceEvents(user.workspaceId)).length, 0);
+  });
+
   it('usage adds up what calls and numbers cost, by day, agent and kind', async () => {
     const user = await signUp(t);
     const agent = await createCallAgent(t, user);

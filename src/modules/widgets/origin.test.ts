@@ -47,7 +47,9 @@ describe('normaliseOrigin', () => {
   it('scheme://host[:port], lower-cased, default port dropped; anything else is no origin', () => {
     assert.equal(normaliseOrigin('HTTPS://Shop.Example:443'), 'https://shop.example');
     assert.equal(normaliseOrigin('http://shop.example:8080'), 'http://shop.example:8080');
-    for (const bad of ['ftp://shop.example', 'https://u:p@shop.example', 'https://shop.example/a', 'https://shop.example?q', 'https://shop.example#h', 'shop.example']) {
+    // Pasted with the blanks around it (a no-break space is one the URL parser itself does not strip).
+    assert.equal(normaliseOrigin('\u00a0 https://shop.example \u00a0'), 'https://shop.example');
+    for (const bad of ['ftp://shop.example', 'https://u:p@shop.example', 'https://u@shop.example', 'https://:p@shop.example', 'https://shop.example/a', 'https://shop.example?q', 'https://shop.example#h', 'shop.example']) {
       assert.equal(normaliseOrigin(bad), undefined, bad);
     }
   });

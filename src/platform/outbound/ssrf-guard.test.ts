@@ -3,25 +3,35 @@ import dns from 'node:dns';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, it, mock } from 'node:test';
-import { assertPublicUrl, createOutboundClient, isPublicAddress, UrlRefusedError } from './ssrf-guard.ts';
+import { AppError } from '../errors.ts';
+import { assertPublicUrl, assertUrlField, createOutboundClient, isPublicAddress, UrlRefusedError } from './ssrf-guard.ts';
 
 /**
  * A fake internet for the guard with private URLs refused: `hosts` resolve (in both lookups the
  * guard makes: the check's dns.promises.lookup and the connection's dns.lookup) to their addresses
- * (several: a name with several A records, in that order), and a connection to an address in `routes` reaches the mapped one instead, once the
- * guard has approved it. Other names and addresses are left to the real resolver and network.
+ * (several: a name with several A records, in that order; none: the name does not exist, ENOTFOUND
+ * as the real resolver says it), and a connection to an address in `routes` reaches the mapped one
+ * instead, once the guard has approved it. Like the real resolver, a lookup without `all` answers
+ * one address. Other names and addresses are left to the real resolver and network.
  */
 function fakeInternet(hosts: Record<string, string | string[]>, routes: Record<string, string>) {
   const answer = (host: string) => (host in hosts ? [hosts[host]].flat().map((address) => ({ address, family: 4 })) : undefined);
+  const notFound = (host: string) => Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND', hostname: host });
   const realPromisesLookup = dns.promises.lookup;
   const realLookup = dns.lookup;
   const realConnect = net.connect;
   type Callback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
   const mocks = [
-    mock.method(dns.promises, 'lookup', async (host: string, options: dns.LookupOptions) => answer(host) ?? realPromisesLookup(host, options)),
+    mock.method(dns.promises, 'lookup', async (host: string, options: dns.LookupOptions) => {
+      const found = answer(host);
+      if (!found) return realPromisesLookup(host, options);
+      if (found.length === 0) throw notFound(host);
+      return options?.all ? found : found[0];
+    }),
     mock.method(dns, 'lookup', (host: string, options: dns.LookupOptions, callback: Callback) => {
       const found = answer(host);
       if (!found) return realLookup(host, options, callback as never);
+      if (found.length === 0) return callback(notFound(host), '');
       return options.all ? callback(null, found) : callback(null, found[0].address, 4);
     }),
     mock.method(net, 'connect', (options: net.NetConnectOpts & { lookup?: net.LookupFunction }, ...rest: unknown[]) => {
@@ -49,6 +59,7 @@ describe('SSRF guard', () => {
       assert.equal(isPublicAddress(a), false, a);
     }
     for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111']) assert.equal(isPublicAddress(a), true, a);
+    for (const notAnAddress of ['example.com', '', '999.8.8.8', 'fe80::1::2']) assert.equal(isPublicAddress(notAnAddress), false, notAnAddress);
   });
 
   // Every IPv6 form that carries an IPv4 address is refused whole, whatever the address it
@@ -99,6 +110,46 @@ describe('SSRF guard', () => {
     assert.equal((await assertPublicUrl('http://127.0.0.1:9/', { allowPrivate: true })).port, '9');
   });
 
+  it('refuses what is not an http(s) URL without credentials, saying why', async () => {
+    const refusal = (pattern: RegExp) => (error: unknown) => {
+      assert.ok(error instanceof UrlRefusedError, `expected UrlRefusedError, got ${String(error)}`);
+      assert.equal(error.name, 'UrlRefusedError');
+      assert.match(error.message, pattern);
+      return true;
+    };
+    await assert.rejects(assertPublicUrl('not a url', { allowPrivate: false }), refusal(/is not a valid URL/));
+    await assert.rejects(assertPublicUrl('not a url', { allowPrivate: true }), refusal(/is not a valid URL/));
+    await assert.rejects(assertPublicUrl('http://user@8.8.8.8/', { allowPrivate: false }), refusal(/credentials/));
+    await assert.rejects(assertPublicUrl('http://:secret@8.8.8.8/', { allowPrivate: false }), refusal(/credentials/));
+  });
+
+  it('refuses a host that does not resolve, naming it', async () => {
+    const internet = fakeInternet({ 'gone.example.com': [] }, {});
+    try {
+      await assert.rejects(assertPublicUrl('https://gone.example.com/hook', { allowPrivate: false }), (error: unknown) => {
+        assert.ok(error instanceof UrlRefusedError, `expected UrlRefusedError, got ${String(error)}`);
+        assert.match(error.message, /host gone\.example\.com does not resolve/);
+        return true;
+      });
+    } finally {
+      internet.restore();
+    }
+  });
+
+  it('assertUrlField: a refused URL is a 422 naming the field and the reason; an allowed one passes', async () => {
+    await assert.rejects(assertUrlField('webhook.url', 'http://127.0.0.1/hook', { allowPrivate: false }), (error: unknown) => {
+      assert.ok(error instanceof AppError, `expected AppError, got ${String(error)}`);
+      assert.equal(error.status, 422);
+      assert.equal(error.code, 'validation_failed');
+      assert.equal(error.errors?.length, 1);
+      assert.equal(error.errors?.[0].path, 'webhook.url');
+      assert.match(error.errors?.[0].message ?? '', /^URL points to a private, loopback, link-local or reserved address \(127\.0\.0\.1\)$/);
+      return true;
+    });
+    assert.equal(await assertUrlField('webhook.url', 'http://127.0.0.1/hook', { allowPrivate: true }), undefined);
+    assert.equal(await assertUrlField('webhook.url', 'http://8.8.8.8/hook', { allowPrivate: false }), undefined);
+  });
+
   it('refuses a host with a public and a private address, whichever comes first', async () => {
     for (const addresses of [['93.184.216.34', '10.0.0.5'], ['10.0.0.5', '93.184.216.34'], ['93.184.216.34', '8.8.8.8', '169.254.169.254']]) {
       const internet = fakeInternet({ 'mixed.example.com': addresses }, {});
@@ -123,6 +174,7 @@ describe('SSRF guard', () => {
   describe('outbound client against a local server', () => {
     let server: http.Server;
     let base: string;
+    let loopHits = 0;
     before(async () => {
       server = http.createServer((req, res) => {
         if (req.url === '/redirect-private') {
@@ -131,6 +183,29 @@ describe('SSRF guard', () => {
           res.writeHead(200).end('x'.repeat(10_000));
         } else if (req.url === '/redirect') {
           res.writeHead(302, { location: '/big' }).end();
+        } else if (req.url === '/chunks') {
+          // Four 1000-byte chunks, each written once the one before has left (so the client
+          // usually reads them one by one; the assertions hold however they arrive).
+          let sent = 0;
+          const next = () => {
+            if (sent === 4) return void res.end();
+            sent++;
+            res.write('c'.repeat(1000), () => setTimeout(next, 5));
+          };
+          res.writeHead(200);
+          next();
+        } else if (req.url?.startsWith('/status/')) {
+          res.writeHead(Number(req.url.slice('/status/'.length)), { location: '/echo' }).end('not followed');
+        } else if (req.url === '/loop') {
+          loopHits++;
+          res.writeHead(302, { location: '/loop' }).end();
+        } else if (req.url === '/echo') {
+          let body = '';
+          req.on('data', (chunk) => (body += chunk)).on('end', () => {
+            res.setHeader('x-twice', ['a=1', 'b=2']);
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.end(JSON.stringify({ method: req.method, body, userAgent: req.headers['user-agent'] ?? null, custom: req.headers['x-custom'] ?? null }));
+          });
         } else res.writeHead(200).end('ok');
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -178,6 +253,8 @@ describe('SSRF guard', () => {
         await assert.rejects(client.request(`http://mixed.example.com:${port}/hook`, { timeoutMs: 2000, maxBytes: 100 }), (error: unknown) => {
           assert.ok(error instanceof UrlRefusedError, `expected UrlRefusedError, got ${String(error)}`);
           assert.match((error as Error).message, /non-public address 127\.0\.0\.1/);
+          // The code agent functions recognise a refusal by when undici wraps it (agents/functions.ts).
+          assert.equal((error as NodeJS.ErrnoException).code, 'EREFUSED_PRIVATE');
           return true;
         });
         assert.deepEqual(hits, [], 'nothing was reached');
@@ -227,6 +304,121 @@ describe('SSRF guard', () => {
         await client.close();
         await new Promise<void>((resolve) => secret.close(() => resolve()));
         await new Promise<void>((resolve) => redirector.close(() => resolve()));
+      }
+    });
+
+    it('keeps a body up to maxBytes whole, across chunks, and cuts it exactly there', async () => {
+      const client = createOutboundClient({ allowPrivate: true });
+      try {
+        const small = await client.request(`${base}/`, { timeoutMs: 5000, maxBytes: 100 });
+        assert.deepEqual([small.status, small.body.toString(), small.truncated], [200, 'ok', false]);
+        const exact = await client.request(`${base}/big`, { timeoutMs: 5000, maxBytes: 10_000 });
+        assert.deepEqual([exact.body.length, exact.truncated], [10_000, false]);
+        const whole = await client.request(`${base}/chunks`, { timeoutMs: 5000, maxBytes: 4000 });
+        assert.deepEqual([whole.body.toString(), whole.truncated], ['c'.repeat(4000), false]);
+        const cut = await client.request(`${base}/chunks`, { timeoutMs: 5000, maxBytes: 2500 });
+        assert.deepEqual([cut.body.toString(), cut.truncated], ['c'.repeat(2500), true]);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('follows a Location only on a 3xx answer', async () => {
+      const client = createOutboundClient({ allowPrivate: true });
+      try {
+        for (const status of [300, 301, 302, 303, 307, 308, 399]) {
+          const res = await client.request(`${base}/status/${status}`, { timeoutMs: 5000, maxBytes: 1000 });
+          assert.deepEqual([res.status, res.url], [200, `${base}/echo`], `${status}`);
+        }
+        for (const status of [200, 201, 400, 404]) {
+          const res = await client.request(`${base}/status/${status}`, { timeoutMs: 5000, maxBytes: 1000 });
+          assert.deepEqual([res.status, res.body.toString(), res.url], [status, 'not followed', `${base}/status/${status}`], `${status}`);
+        }
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('a redirect keeps the method and body, except 303 and a POST on 301/302, which become a GET without body', async () => {
+      const client = createOutboundClient({ allowPrivate: true });
+      const cases: Array<[status: number, method: string, expected: string]> = [
+        [303, 'PUT', 'GET'],
+        [303, 'POST', 'GET'],
+        [301, 'POST', 'GET'],
+        [302, 'POST', 'GET'],
+        [301, 'PUT', 'PUT'],
+        [302, 'PUT', 'PUT'],
+        [307, 'POST', 'POST'],
+        [308, 'POST', 'POST'],
+      ];
+      try {
+        for (const [status, method, expected] of cases) {
+          const res = await client.request(`${base}/status/${status}`, { method, body: 'payload', timeoutMs: 5000, maxBytes: 1000 });
+          const echoed = JSON.parse(res.body.toString());
+          assert.deepEqual([echoed.method, echoed.body], [expected, expected === 'GET' ? '' : 'payload'], `${status} ${method}`);
+        }
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('follows at most maxRedirects (3 unless said), then answers the last redirect as it is', async () => {
+      const client = createOutboundClient({ allowPrivate: true });
+      try {
+        for (const [maxRedirects, requests] of [[undefined, 4], [0, 1], [2, 3]] as const) {
+          loopHits = 0;
+          const res = await client.request(`${base}/loop`, { timeoutMs: 5000, maxBytes: 1000, maxRedirects });
+          assert.deepEqual([res.status, loopHits], [302, requests], `maxRedirects ${maxRedirects}`);
+        }
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('sends the user agent and the request headers; answers headers flat, durationMs within the call', async () => {
+      const client = createOutboundClient({ allowPrivate: true, userAgent: 'vap-test/1' });
+      try {
+        const started = performance.now();
+        const res = await client.request(`${base}/echo`, { headers: { 'x-custom': 'yes' }, timeoutMs: 5000, maxBytes: 1000 });
+        const elapsed = performance.now() - started;
+        assert.deepEqual(JSON.parse(res.body.toString()), { method: 'GET', body: '', userAgent: 'vap-test/1', custom: 'yes' });
+        assert.equal(res.headers['x-twice'], 'a=1, b=2');
+        assert.equal(res.headers['content-type'], 'application/json');
+        assert.ok(res.durationMs >= 0 && res.durationMs <= Math.ceil(elapsed), `${res.durationMs} within ${elapsed}`);
+      } finally {
+        await client.close();
+      }
+      const plain = createOutboundClient({ allowPrivate: true });
+      try {
+        const res = await plain.request(`${base}/echo`, { timeoutMs: 5000, maxBytes: 1000 });
+        assert.notEqual(JSON.parse(res.body.toString()).userAgent, 'vap-test/1');
+      } finally {
+        await plain.close();
+      }
+    });
+
+    it('a closed client sends nothing more', async () => {
+      const client = createOutboundClient({ allowPrivate: true });
+      assert.equal((await client.request(`${base}/`, { timeoutMs: 5000, maxBytes: 100 })).status, 200);
+      await client.close();
+      await assert.rejects(client.request(`${base}/`, { timeoutMs: 5000, maxBytes: 100 }));
+    });
+
+    it('a host that stops resolving at connect time fails with the resolver error, not a refusal', async () => {
+      const internet = fakeInternet({ 'vanished.example.com': [] }, {});
+      const check = mock.method(dns.promises, 'lookup', async () => [{ address: '93.184.216.34', family: 4 }]);
+      const client = createOutboundClient({ allowPrivate: false });
+      try {
+        await assert.rejects(client.request('http://vanished.example.com/hook', { timeoutMs: 5000, maxBytes: 100 }), (error: unknown) => {
+          const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+          assert.ok(!(error instanceof UrlRefusedError), 'not a refusal');
+          assert.equal(err.code ?? err.cause?.code, 'ENOTFOUND', String(error));
+          return true;
+        });
+      } finally {
+        check.mock.restore();
+        internet.restore();
+        await client.close();
       }
     });
 

@@ -1,0 +1,171 @@
+#!/usr/bin/env node
+// `npm run mutate [-- <folder> ...]`: mutation testing with StrykerJS (issue 27), one Stryker run
+// per scoped folder, each against the test files that cover it (FOLDERS below). Not part of CI nor
+// of `npm test`; see docs/testing.md "Mutation testing". `npm run mutate -- outbound auth` runs two
+// folders; no argument runs them all, smallest first (hours). MUTATE_FOLDERS=outbound,auth works too.
+//
+// The node:test runner has no Stryker plugin, so this uses the command runner: every mutant runs
+// the folder's whole command (no per-test coverage), hence small per-folder test lists. The
+// `typescript` checker is not used: it drives the TypeScript JS API, which TypeScript 7 (ours, a
+// native binary) no longer ships. `npm run mutate` itself runs under `nice -n 19`, one mutant at
+// a time (MUTATE_CONCURRENCY=2 for two): a background job on a machine shared with CI.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Stryker } from '@stryker-mutator/core';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+/**
+ * Scoped folder → the test files run for each of its mutants, in the order `npm run mutate` runs
+ * them. A name with a `/` is a quicker part of a folder (`only`: the files mutated) with the unit
+ * tests of its rule: on a loaded 2-core machine an HTTP test file costs 20–60 s per mutant.
+ */
+const FOLDERS = {
+  // test/ssrf-url-fields.test.ts (every URL field over HTTP) takes 30 s a run: left out.
+  outbound: { dir: 'src/platform/outbound', tests: ['src/platform/outbound/ssrf-guard.test.ts'] },
+  auth: {
+    dir: 'src/platform/auth',
+    tests: [
+      'src/platform/auth/jwt.test.ts',
+      'src/platform/auth/gate-cache.test.ts',
+      'src/modules/auth/security.test.ts',
+      'src/modules/auth/sessions.test.ts',
+      'src/modules/api-keys/api-keys.test.ts',
+      'test/api-key-auth.test.ts',
+      'test/scopes.test.ts',
+    ],
+  },
+  widgets: {
+    dir: 'src/modules/widgets',
+    tests: ['src/modules/widgets/origin.test.ts', 'src/modules/widgets/widgets.test.ts', 'src/modules/widgets/public.test.ts'],
+  },
+  wallet: {
+    dir: 'src/modules/wallet',
+    tests: ['src/modules/wallet/wallet.test.ts', 'src/modules/payments/payments.test.ts'],
+  },
+  payments: { dir: 'src/modules/payments', tests: ['src/modules/payments/payments.test.ts', 'src/providers/payments/stripe.test.ts'] },
+  campaigns: {
+    dir: 'src/modules/campaigns',
+    tests: [
+      'src/modules/campaigns/calling-window.test.ts',
+      'src/modules/campaigns/concurrency.test.ts',
+      'src/modules/campaigns/csv-injection.test.ts',
+      'src/modules/campaigns/dialer.test.ts',
+      'src/modules/campaigns/campaigns.test.ts',
+    ],
+  },
+  runtime: {
+    dir: 'src/runtime',
+    tests: [
+      'src/runtime/clock.test.ts',
+      'src/runtime/virtual-clock.test.ts',
+      'src/runtime/frame-pacer.test.ts',
+      'src/runtime/early-transcript.test.ts',
+      'src/runtime/audio/audio.test.ts',
+      'src/runtime/call-session.test.ts',
+      'src/runtime/call-session-rules.test.ts',
+    ],
+  },
+  calls: {
+    dir: 'src/modules/calls',
+    tests: [
+      'src/modules/calls/billing.test.ts',
+      'src/modules/calls/calls.test.ts',
+      'src/modules/calls/crash.test.ts',
+      'src/modules/calls/post-call.test.ts',
+      'src/modules/calls/raw-tracks.test.ts',
+      'src/modules/calls/per-process.test.ts',
+      'src/modules/calls/reproducible.test.ts',
+    ],
+  },
+  // The origin rule (normaliseOrigin, originAllowed: lines 1-37); answerCors is public.test.ts's, over HTTP.
+  'widgets/origin': { dir: 'src/modules/widgets', only: ['origin.ts:1-37'], tests: ['src/modules/widgets/origin.test.ts'], part: true },
+  // The money rules (ledger, low-balance event, auto-recharge re-arm); routes.ts is HTTP glue.
+  'wallet/repo': { dir: 'src/modules/wallet', only: ['repo.ts'], tests: ['src/modules/wallet/wallet.test.ts', 'src/modules/payments/payments.test.ts'], part: true },
+  'campaigns/calling-window': {
+    dir: 'src/modules/campaigns',
+    only: ['calling-window.ts'],
+    tests: ['src/modules/campaigns/calling-window.test.ts'],
+    part: true,
+  },
+  'runtime/call-session': {
+    dir: 'src/runtime',
+    only: ['call-session.ts'],
+    tests: ['src/runtime/call-session.test.ts', 'src/runtime/call-session-rules.test.ts'],
+    part: true,
+  },
+};
+
+/** Files not mutated: tests and their helpers, and files that hold only types or schemas. */
+const NOT_MUTATED = ['**/*.test.ts', '**/test-helpers.ts', '**/browser-helpers.ts', '**/*.d.ts', '**/schemas.ts', '**/schemas-*.ts', '**/tables.ts', '**/*-port.ts', 'src/runtime/ports.ts'];
+
+const asked = process.argv.slice(2).length > 0 ? process.argv.slice(2) : (process.env.MUTATE_FOLDERS?.split(',').filter(Boolean) ?? []);
+const unknown = asked.filter((name) => !(name in FOLDERS));
+if (unknown.length > 0) {
+  console.error(`unknown folder ${unknown.join(', ')}; one of: ${Object.keys(FOLDERS).join(', ')}`);
+  process.exit(2);
+}
+const names = asked.length > 0 ? asked : Object.keys(FOLDERS).filter((name) => !FOLDERS[name].part);
+
+// One migrated PGlite template for every run (scripts/run-tests.mjs reuses it instead of migrating
+// a fresh one per mutant). Migrations are not in the mutated folders.
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-mutate-'));
+const template = path.join(work, 'pglite-template');
+const prepared = spawnSync(process.execPath, ['--import', 'tsx', 'test/support/prepare-template.ts', template], { cwd: root, stdio: 'inherit' });
+if (prepared.status !== 0) process.exit(prepared.status ?? 1);
+process.env.TEST_PGLITE_TEMPLATE = template;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    fs.rmSync(work, { recursive: true, force: true });
+    process.exit(130);
+  });
+}
+process.env.TEST_CONCURRENCY ??= '1';
+
+const summary = [];
+try {
+  for (const name of names) {
+    const { dir, tests, only } = FOLDERS[name];
+    const report = name.replace('/', '-');
+    console.log(`\n=== mutate ${name}: ${dir} (${tests.length} test files)`);
+    const stryker = new Stryker({
+      testRunner: 'command',
+      commandRunner: { command: `node scripts/run-tests.mjs ${tests.join(' ')}` },
+      coverageAnalysis: 'off',
+      mutate: [...(only ? only.map((file) => `${dir}/${file}`) : [`${dir}/**/*.ts`]), ...NOT_MUTATED.map((glob) => `!${glob}`)],
+      concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 1),
+      // The machine is shared: a slow run under load must not be counted as a timeout.
+      timeoutFactor: 3,
+      timeoutMS: 30_000,
+      tempDirName: '.stryker-tmp',
+      // Stryker rewrites the sandbox's tsconfig through the TypeScript JS API, absent from TypeScript 7;
+      // ours has no `extends` nor `references` to rewrite, so it is pointed at no file.
+      tsconfigFile: 'no-tsconfig-rewrite.json',
+      ignorePatterns: ['reports', 'scratch', 'data', '.test-work', 'test-artifacts'],
+      reporters: ['clear-text', 'progress-append-only', 'html', 'json'],
+      clearTextReporter: { allowColor: false, logTests: false, maxTestsToLog: 0 },
+      htmlReporter: { fileName: `reports/mutation/${report}.html` },
+      jsonReporter: { fileName: `reports/mutation/${report}.json` },
+      cleanTempDir: true,
+    });
+    const results = await stryker.runMutationTest();
+    const count = (...statuses) => results.filter((r) => statuses.includes(r.status)).length;
+    const detected = count('Killed', 'Timeout');
+    const valid = results.length - count('CompileError', 'RuntimeError', 'Ignored');
+    summary.push({
+      folder: name,
+      mutants: results.length,
+      killed: count('Killed'),
+      timeout: count('Timeout'),
+      survived: count('Survived'),
+      noCoverage: count('NoCoverage'),
+      errors: count('CompileError', 'RuntimeError'),
+      score: valid > 0 ? `${((100 * detected) / valid).toFixed(1)} %` : 'n/a',
+    });
+  }
+} finally {
+  fs.rmSync(work, { recursive: true, force: true });
+  if (summary.length > 0) console.table(summary);
+}
