@@ -5,7 +5,7 @@
 // Plain Node, no dependency: the SDK must build with nothing but TypeScript.
 import fs from 'node:fs';
 import path from 'node:path';
-import { placeOf } from './naming.mjs';
+import { placeOf } from '../../naming.mjs';
 import { createNamer, tsType } from './schema-to-ts.mjs';
 
 const here = import.meta.dirname;
@@ -177,7 +177,7 @@ export function render(spec = JSON.parse(fs.readFileSync(OPENAPI, 'utf8'))) {
   const seen = new Set();
   for (const op of ops) {
     const place = `${op.resource}.${op.name}`;
-    if (seen.has(place)) throw new Error(`two operations are named ${place}: add an override in scripts/naming.mjs`);
+    if (seen.has(place)) throw new Error(`two operations are named ${place}: add an override in sdks/naming.json`);
     seen.add(place);
   }
   const files = { 'models.ts': renderModels(spec, ops), 'client-base.ts': renderClientBase(groups), 'operations.ts': renderOperations(ops) };

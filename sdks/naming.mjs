@@ -1,4 +1,5 @@
-// Where each operation of openapi.json lives in the SDK: `client.<resource>.<method>()`.
+// Where each operation of openapi.json lives in an SDK: `client.<resource>.<method>()`, for the
+// generators written in JavaScript (TypeScript, Go; Python's generate.py reads the same table).
 // The table is sdks/naming.json, shared by every SDK so that they name alike: resources follow
 // the OpenAPI tag (camelCased) unless an operation is moved; methods are the operationId without
 // its resource noun (`createAgent` → agents.create, `getAgent` → agents.retrieve), as Stripe and
@@ -7,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-const table = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'naming.json'), 'utf8'));
+const table = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'naming.json'), 'utf8'));
 
 const camel = (text) => text.replace(/[-\s]+(\w)/g, (_, c) => c.toUpperCase());
 
