@@ -54,13 +54,36 @@ const api = async (page: Page, method: 'GET' | 'POST' | 'DELETE', url: string, p
   return t.request({ method, url, token, workspaceId, ...(payload ? { payload } : {}) });
 };
 
-/** A request the page makes, answered 500 until `restore()` (the error state and its retry). */
+/**
+ * The page's GET of `pathname` held until `answer()` (the loading state), then answered 500 until
+ * `restore()` (the error state and its retry).
+ */
 async function failing(page: Page, pathname: string) {
   const matches = (url: URL) => url.pathname === pathname;
-  await page.route(matches, (route) =>
-    route.request().method() === 'GET' ? route.fulfill({ status: 500, contentType: 'application/problem+json', body: JSON.stringify({ code: 'internal', status: 500, detail: 'Something broke on our side.' }) }) : route.continue(),
-  );
-  return { restore: () => page.unroute(matches) };
+  let answer = () => {};
+  const held = new Promise<void>((resolve) => {
+    answer = resolve;
+  });
+  await page.route(matches, async (route) => {
+    if (route.request().method() !== 'GET') return route.continue();
+    await held;
+    await route.fulfill({ status: 500, contentType: 'application/problem+json', body: JSON.stringify({ code: 'internal', status: 500, detail: 'Something broke on our side.' }) });
+  });
+  return { answer, restore: () => page.unroute(matches) };
+}
+
+/** Opens a page through the navigation: its loading state, its error state, then (retried) its content. */
+async function openThroughStates(page: Page, link: string, pathname: string, name: string) {
+  const broken = await failing(page, pathname);
+  await page.getByRole('link', { name: link, exact: true }).click();
+  await heading(page, link);
+  await page.getByRole('status').filter({ hasText: /Loading/ }).waitFor();
+  await checkPage(page, `${name}-loading`);
+  broken.answer();
+  await page.getByText('Something broke on our side.').waitFor();
+  await checkPage(page, `${name}-error`);
+  await broken.restore();
+  await page.getByRole('button', { name: 'Try again' }).click();
 }
 
 describe('knowledge bases, phone numbers and do-not-call in Chromium', async () => {
@@ -83,14 +106,8 @@ describe('knowledge bases, phone numbers and do-not-call in Chromium', async () 
     await heading(page, 'Agents');
   });
 
-  it('lists knowledge bases (error, empty), creates one and opens it', async () => {
-    const broken = await failing(page, '/v1/knowledge-base');
-    await page.getByRole('link', { name: 'Knowledge bases' }).click();
-    await heading(page, 'Knowledge bases');
-    await page.getByText('Something broke on our side.').waitFor();
-    await checkPage(page, 'knowledge-bases-error');
-    await broken.restore();
-    await page.getByRole('button', { name: 'Try again' }).click();
+  it('lists knowledge bases (loading, error, empty), creates one and opens it', async () => {
+    await openThroughStates(page, 'Knowledge bases', '/v1/knowledge-base', 'knowledge-bases');
     await page.getByText('No knowledge bases yet.').waitFor();
     await checkPage(page, 'knowledge-bases-empty');
 
@@ -131,7 +148,10 @@ describe('knowledge bases, phone numbers and do-not-call in Chromium', async () 
     await page.getByRole('button', { name: 'Add web page' }).click();
     await page.getByText('Added “Old prices”: failed').waitFor();
 
-    await page.getByRole('tab', { name: 'Text' }).click();
+    // The kinds of source by keyboard: arrow keys move between the tabs.
+    await page.getByRole('tab', { name: 'Web page' }).focus();
+    await page.keyboard.press('ArrowRight');
+    assert.equal(await page.getByRole('tab', { name: 'Text' }).getAttribute('aria-selected'), 'true');
     await page.getByRole('button', { name: 'Add text' }).click();
     await page.getByText('Give the text a title.').waitFor();
     await page.getByLabel('Title', { exact: true }).fill('Opening hours');
@@ -246,11 +266,10 @@ describe('knowledge bases, phone numbers and do-not-call in Chromium', async () 
     assert.equal((await api(page, 'GET', `/v1/knowledge-base/${baseId}`)).statusCode, 404);
   });
 
-  it('searches sandbox numbers, buys one, assigns it to an agent, unassigns and releases it', async () => {
+  it('shows phone numbers loading, failed and empty; searches sandbox numbers, buys one, assigns it to an agent, unassigns and releases it', async () => {
     const agent = (await api(page, 'POST', '/v1/agents', { name: 'Front desk' })).json();
     const balanceBefore = (await api(page, 'GET', '/v1/wallet')).json().balance_usd as number;
-    await page.getByRole('link', { name: 'Phone numbers' }).click();
-    await heading(page, 'Phone numbers');
+    await openThroughStates(page, 'Phone numbers', '/v1/phone-numbers', 'phone-numbers');
     await page.getByText('No phone numbers yet.').waitFor();
     await checkPage(page, 'phone-numbers-empty');
 
@@ -313,10 +332,9 @@ describe('knowledge bases, phone numbers and do-not-call in Chromium', async () 
     );
   });
 
-  it('adds, imports and removes do-not-call numbers', async () => {
+  it('shows the do-not-call list loading, failed and empty; adds (by keyboard), imports and removes numbers', async () => {
     const listed = async () => ((await api(page, 'GET', '/v1/dnc')).json().data as Array<{ number: string; reason: string | null }>).map((e) => `${e.number} ${e.reason ?? ''}`.trim()).sort();
-    await page.getByRole('link', { name: 'Do not call' }).click();
-    await heading(page, 'Do not call');
+    await openThroughStates(page, 'Do not call', '/v1/dnc', 'dnc');
     await page.getByText('No numbers on the list.').waitFor();
     await checkPage(page, 'dnc-empty');
 
@@ -324,9 +342,13 @@ describe('knowledge bases, phone numbers and do-not-call in Chromium', async () 
     await page.getByRole('button', { name: 'Add to list' }).click();
     await page.locator('.field-error').getByText(/Start with \+ and the country code/).waitFor();
     assert.deepEqual(await listed(), [], 'nothing was sent');
-    await page.getByLabel('Number', { exact: true }).fill('+1 (555) 010-0222');
-    await page.getByLabel('Reason (optional)').fill('Asked not to be called');
-    await page.getByRole('button', { name: 'Add to list' }).click();
+    // By keyboard alone: type, Tab to the reason, Enter submits.
+    await page.getByLabel('Number', { exact: true }).fill('');
+    await page.getByLabel('Number', { exact: true }).focus();
+    await page.keyboard.type('+1 (555) 010-0222');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Asked not to be called');
+    await page.keyboard.press('Enter');
     await page.getByText('+15550100222 is on the list.').waitFor();
     await page.getByRole('row').filter({ hasText: '+15550100222' }).getByText('Asked not to be called').waitFor();
     assert.deepEqual(await listed(), ['+15550100222 Asked not to be called']);
