@@ -166,6 +166,14 @@ describe('knowledge bases, phone numbers and do-not-call in Chromium', async () 
     await page.locator('[data-field="Chunks"]').filter({ hasText: /^[1-9]/ }).waitFor();
     await checkPage(page, 'knowledge-base-sources');
 
+    // The chunks the file was cut into.
+    await page.getByRole('button', { name: 'Show chunks: returns-policy.md' }).click();
+    const chunks = page.getByRole('list', { name: 'Chunks of returns-policy.md' });
+    await chunks.getByRole('listitem').filter({ hasText: 'seven-year warranty covering the motor' }).waitFor();
+    await checkPage(page, 'knowledge-base-chunks');
+    await page.getByRole('button', { name: 'Close', exact: true }).click();
+    await chunks.waitFor({ state: 'detached' });
+
     const sources = (await api(page, 'GET', `/v1/knowledge-base/${baseId}/sources`)).json().data as Array<{ type: string; title: string; filename?: string; url?: string; status: string; chunk_count: number }>;
     const byTitle = new Map(sources.map((s) => [s.title, s]));
     assert.deepEqual([...byTitle.keys()].sort(), ['Old prices', 'Opening hours', 'Parking', 'returns-policy.md']);

@@ -74,7 +74,7 @@ export function ImportList() {
   };
   const over = parsed.entries.length > MAX_IMPORT;
   return (
-    <section className="panel" aria-labelledby="dnc-import-heading">
+    <section className="panel spaced" aria-labelledby="dnc-import-heading">
       <h2 id="dnc-import-heading">Import a list</h2>
       <Form label="Import a list" className="form" onSubmit={() => void run()}>
         <div className="field">

@@ -7,6 +7,7 @@ import { Button, FormError } from '../ui/form.tsx';
 import { dateTime } from '../ui/format.ts';
 import { Empty, QueryView } from '../ui/states.tsx';
 import { ConfirmDialog } from './confirm-dialog.tsx';
+import { SourceChunks } from './knowledge-chunks.tsx';
 import { anyProcessing, formatBytes, originOf, sourceTally } from './knowledge-base-view.ts';
 
 // A knowledge base's sources with each one's status, polled while one is being processed; a
@@ -34,13 +35,16 @@ function StatusCell({ source }: { source: KnowledgeSource }) {
   );
 }
 
-function SourceRow({ source, onDelete, onRefresh }: { source: KnowledgeSource; onDelete(): void; onRefresh(): void }) {
+function SourceRow({ source, onDelete, onRefresh, onChunks }: { source: KnowledgeSource; onDelete(): void; onRefresh(): void; onChunks(): void }) {
   return (
     <tr data-source={source.id}>
       <td>{source.title}</td>
       <StatusCell source={source} />
       <td>
         <div className="row-actions">
+          <Button variant="secondary" onPress={onChunks} aria-label={`Show chunks: ${source.title}`}>
+            Show chunks
+          </Button>
           <Button variant="secondary" onPress={onRefresh} isDisabled={source.status === 'processing'} aria-label={`Process again: ${source.title}`}>
             Process again
           </Button>
@@ -80,6 +84,7 @@ export function SourceList({ baseId }: { baseId: string }) {
   const sources = useSources(baseId);
   const sourcesKey = useKey('knowledge-sources', baseId);
   const [deleting, setDeleting] = useState<KnowledgeSource>();
+  const [viewing, setViewing] = useState<string>();
   const refresh = useMutation({
     mutationFn: (id: string) => api.knowledgeBases.refreshSource(baseId, id),
     // Shown as processing at once, which also starts the polling that follows it to its end.
@@ -111,11 +116,12 @@ export function SourceList({ baseId }: { baseId: string }) {
                 </thead>
                 <tbody>
                   {list.map((source) => (
-                    <SourceRow key={source.id} source={source} onDelete={() => setDeleting(source)} onRefresh={() => refresh.mutate(source.id)} />
+                    <SourceRow key={source.id} source={source} onDelete={() => setDeleting(source)} onRefresh={() => refresh.mutate(source.id)} onChunks={() => setViewing(source.id)} />
                   ))}
                 </tbody>
               </table>
             </div>
+            {viewing && list.some((s) => s.id === viewing) ? <SourceChunks baseId={baseId} source={list.find((s) => s.id === viewing)!} onClose={() => setViewing(undefined)} /> : null}
           </>
         )}
       </QueryView>
