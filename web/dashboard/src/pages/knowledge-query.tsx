@@ -47,8 +47,9 @@ export function TestQuery({ baseId, sources }: { baseId: string; sources: Knowle
   return (
     <section className="panel" aria-labelledby="query-heading">
       <h2 id="query-heading">Test a query</h2>
+      <p className="hint">Ask as a caller would: the chunks an agent would be given come back, best first.</p>
       <Form label="Test a query" className="form inline" onSubmit={submit}>
-        <Field label="Question" name="query" value={query} onChange={setQuery} required error={problems.query ?? failure?.fields.query} description="Ask as a caller would: the chunks an agent would be given come back, best first." />
+        <Field label="Question" name="query" value={query} onChange={setQuery} required error={problems.query ?? failure?.fields.query} />
         <Field label="Results" name="top_k" type="number" min={1} max={20} value={topK} onChange={setTopK} error={problems.top_k ?? failure?.fields.top_k} />
         <Button type="submit" isDisabled={search.isPending}>
           {search.isPending ? 'Searching…' : 'Search'}
