@@ -9,6 +9,10 @@ import { ForgotPasswordPage, LoginPage, ResetPasswordPage, SignupPage, VerifyEma
 import { BillingPage } from './pages/billing.tsx';
 import { CallPage } from './pages/call.tsx';
 import { CallsPage } from './pages/calls.tsx';
+import { DoNotCallPage } from './pages/do-not-call.tsx';
+import { KnowledgeBasePage } from './pages/knowledge-base.tsx';
+import { KnowledgeBasesPage } from './pages/knowledge-bases.tsx';
+import { PhoneNumbersPage } from './pages/phone-numbers.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { Shell } from './ui/shell.tsx';
 import { Empty, ErrorState, Loading } from './ui/states.tsx';
@@ -32,6 +36,10 @@ function SignedIn({ client }: { client: VoiceAgent }) {
           <Route path="/api-keys" component={ApiKeysPage} />
           <Route path="/webhooks" component={WebhooksPage} />
           <Route path="/billing" component={BillingPage} />
+          <Route path="/knowledge-bases" component={KnowledgeBasesPage} />
+          <Route path="/knowledge-bases/:id">{(params) => <KnowledgeBasePage id={params.id} />}</Route>
+          <Route path="/phone-numbers" component={PhoneNumbersPage} />
+          <Route path="/do-not-call" component={DoNotCallPage} />
           <Route path="/">
             <Redirect to="/agents" replace />
           </Route>
