@@ -15,6 +15,10 @@ const NAV = [
   { href: '/api-keys', label: 'API keys' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/billing', label: 'Billing' },
+  { href: '/analytics', label: 'Analytics' },
+  { href: '/members', label: 'Members' },
+  { href: '/audit-log', label: 'Audit log' },
+  { href: '/profile', label: 'Profile' },
 ];
 
 function WorkspaceSwitcher() {
