@@ -10,10 +10,11 @@ import { checkPage, heading, sessionOf } from './browser.ts';
 
 // The people pages in Debian's Chromium against the real platform on 127.0.0.1: the owner's
 // profile (name, password, email confirmation from a new mail, a new address), members and
-// invitations (one invited by keyboard, one revoked), the invitee signing up from the mailed link
-// in a second browser and joining, a role change and the last owner kept, the audit log of those
-// actions (filters, paging), a member removed, and the analytics of a sandbox call. Each action is
-// checked through the API. Steps build on each other, as a user's would.
+// invitations (one invited by keyboard, one revoked), the mailed link refused to another address,
+// the invitee signing up from it in a second browser and joining, a role change and the last owner
+// kept, the audit log of those actions (its error state, filters, paging; a member's view), a
+// member removed, and the analytics of a sandbox call. Each action is checked through the API.
+// Steps build on each other, as a user's would.
 
 const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
@@ -168,11 +169,19 @@ describe('the people pages in Chromium', async () => {
   });
 
   it('the invitee signs up from the mailed link in another browser, accepts, and sees the workspace', async () => {
+    const link = mailedLink(inviteeEmail, 'invitation');
+    assert.match(link.pathname, /^\/invitations\/iv_/);
+    // Opened by someone signed in with another address: refused in words, with a way to switch.
+    await page.goto(`${origin}${link.pathname}`);
+    await heading(page, 'Join a workspace');
+    await page.getByRole('button', { name: 'Accept the invitation' }).click();
+    await page.getByRole('alert').getByText(/another email address/).waitFor();
+    await page.getByRole('button', { name: 'Sign in with another address' }).waitFor();
+    await checkPage(page, 'invitation-other-address');
+
     const other = await launchChromium();
     const invitee = await other.newPage();
     watchErrors(invitee, errors);
-    const link = mailedLink(inviteeEmail, 'invitation');
-    assert.match(link.pathname, /^\/invitations\/iv_/);
     await invitee.goto(`${origin}${link.pathname}`);
     await heading(invitee, 'Log in');
     await invitee.getByRole('link', { name: 'Create an account' }).click();
@@ -195,6 +204,12 @@ describe('the people pages in Chromium', async () => {
     assert.equal(await invitee.getByRole('button', { name: /^Change role/ }).count(), 0);
     await checkPage(invitee, 'members-as-member');
 
+    // A member does not read the audit log: the page says why.
+    await invitee.getByRole('link', { name: 'Audit log' }).click();
+    await heading(invitee, 'Audit log');
+    await invitee.getByText('Only owners and admins read the audit log.').waitFor();
+    await checkPage(invitee, 'audit-log-as-member');
+
     // A spent link is refused in words.
     await invitee.goto(`${origin}${link.pathname}`);
     await invitee.getByRole('button', { name: 'Accept the invitation' }).click();
@@ -209,7 +224,7 @@ describe('the people pages in Chromium', async () => {
   });
 
   it("changes the invitee's role, and keeps the last owner", async () => {
-    await page.reload();
+    await page.goto(`${origin}/members`);
     await heading(page, 'Members');
     await page.getByRole('button', { name: 'Change role of Grace' }).click();
     const dialog = dialogIn(page, 'Change the role of Grace');
@@ -234,8 +249,16 @@ describe('the people pages in Chromium', async () => {
   });
 
   it('shows those actions in the audit log, filters by who and by date, and pages', async () => {
+    // A refusal shows the error state; Try again loads the entries.
+    await browser.route('**/v1/audit-log?*', (route) =>
+      route.fulfill({ status: 403, contentType: 'application/problem+json', body: JSON.stringify({ code: 'insufficient_scope', status: 403, detail: 'This key may only read.' }) }),
+    );
     await page.getByRole('link', { name: 'Audit log' }).click();
     await heading(page, 'Audit log');
+    await page.getByRole('alert').getByText('This key may only read.').waitFor();
+    await checkPage(page, 'audit-log-error');
+    await browser.unrouteAll();
+    await page.getByRole('button', { name: 'Try again' }).click();
     const row = (action: string) => page.getByRole('row').filter({ has: page.getByText(action, { exact: true }) });
     const cell = (text: string) => page.getByRole('cell', { name: text, exact: true });
     await row('invitations.accept').filter({ hasText: inviteeEmail }).waitFor();
