@@ -106,6 +106,15 @@ describe('the people pages in Chromium', async () => {
     assert.equal((await t.request({ method: 'POST', url: '/v1/auth/login', payload: { email: ownerEmail, password: newPassword } })).statusCode, 200);
     assert.equal((await t.request({ method: 'GET', url: '/v1/auth/me', token })).statusCode, 200, 'this session lives on');
 
+    // Another session (a login elsewhere) is listed and signed out from here.
+    const elsewhere = (await t.request({ method: 'POST', url: '/v1/auth/login', payload: { email: ownerEmail, password: newPassword }, headers: { 'user-agent': 'Elsewhere/1.0' } })).json();
+    await page.reload();
+    const otherSession = page.getByRole('row').filter({ hasText: 'Elsewhere/1.0' });
+    await otherSession.getByRole('button', { name: /^Sign out/ }).click();
+    await otherSession.waitFor({ state: 'detached' });
+    assert.equal((await t.request({ method: 'GET', url: '/v1/auth/me', token: elsewhere.access_token })).statusCode, 401);
+    assert.equal((await t.request({ method: 'GET', url: '/v1/auth/me', token })).statusCode, 200);
+
     const mailsBefore = sentMails(t).filter((m) => m.to === ownerEmail && m.meta?.purpose === 'verify_email').length;
     await page.getByRole('button', { name: 'Send the confirmation mail again' }).click();
     await page.getByText(`A confirmation mail is on its way to ${ownerEmail}.`, { exact: false }).waitFor();
@@ -244,6 +253,13 @@ describe('the people pages in Chromium', async () => {
     await checkPage(page, 'members-last-owner');
     await page.keyboard.press('Escape');
     await own.waitFor({ state: 'detached' });
+    // Nor may the last owner leave.
+    await page.getByRole('button', { name: 'Leave this workspace' }).click();
+    const leave = dialogIn(page, "Leave Ada's workspace?");
+    await leave.getByRole('button', { name: 'Leave workspace' }).click();
+    await leave.getByRole('alert').getByText(/owner/).waitFor();
+    await leave.getByRole('button', { name: 'Cancel' }).click();
+    await leave.waitFor({ state: 'detached' });
     const still = (await t.request({ method: 'GET', url: `/v1/workspaces/${workspaceId}/members`, token })).json().data as Array<{ user_id: string; role: string }>;
     assert.equal(still.find((m) => m.user_id === ownerId)?.role, 'owner');
   });
