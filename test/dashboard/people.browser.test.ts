@@ -333,6 +333,13 @@ describe('the people pages in Chromium', async () => {
     assert.deepEqual(members.map((m) => m.user_id), [ownerId]);
     await page.getByRole('link', { name: 'Audit log' }).click();
     await page.getByRole('row').filter({ has: page.getByText('workspaces.members.delete', { exact: true }) }).filter({ hasText: inviteeId }).waitFor();
+    // A former member is no longer in the "Who" list: picked from the table instead (on page 2).
+    await page.getByRole('button', { name: 'Older entries' }).click();
+    await page.getByRole('button', { name: `Show only ${inviteeEmail}` }).click();
+    await page.getByRole('row').filter({ hasText: ownerNewEmail }).first().waitFor({ state: 'detached' });
+    await page.getByRole('row').filter({ has: page.getByText('invitations.accept', { exact: true }) }).waitFor();
+    assert.equal(await page.locator('tbody tr').count(), 1);
+    assert.equal(await page.getByLabel('Who', { exact: true }).inputValue(), inviteeId);
   });
 
   it('shows the analytics: empty first, then a sandbox call in figures, outcomes and the chart', async () => {

@@ -10,11 +10,18 @@ import { type AuditFilters, type AuditPaging, actorLabel, auditFilterProblem, au
 import { managesPeople } from './people-roles.ts';
 
 // The workspace's audit trail (every write and API-key use), newest first: filtered by who acted
-// (a member or an API key) and by dates, a page at a time. Owners and admins only.
+// (a member or an API key, or anyone picked in the table) and by dates, a page at a time. Owners
+// and admins only.
 
 export const AUDIT_PAGE_SIZE = 25;
 
-function AuditFilterBar({ filters, set }: { filters: AuditFilters; set(next: AuditFilters): void }) {
+/** An actor to filter by: a member, an API key, or one picked from the entries (a former member, a deleted key). */
+interface Actor {
+  id: string;
+  label: string;
+}
+
+function AuditFilterBar({ filters, set, picked }: { filters: AuditFilters; set(next: AuditFilters): void; picked: Actor | undefined }) {
   const { api, workspace } = useWorkspace();
   const members = useQuery({ queryKey: useKey('members'), queryFn: async () => await api.workspaces.listMembers(workspace.id, { limit: 100 }) });
   const keys = useQuery({ queryKey: useKey('api-keys'), queryFn: async () => (await api.apiKeys.list({ limit: 100 })).data });
@@ -23,6 +30,7 @@ function AuditFilterBar({ filters, set }: { filters: AuditFilters; set(next: Aud
     ...(members.data?.data ?? []).map((m) => ({ value: m.user_id, label: m.email })),
     ...(keys.data ?? []).map((k) => ({ value: k.id, label: `API key ${k.name}` })),
   ];
+  if (picked && !actors.some((a) => a.value === picked.id)) actors.push({ value: picked.id, label: picked.label });
   return (
     <fieldset className="filters">
       <legend className="visually-hidden">Filters</legend>
@@ -33,7 +41,7 @@ function AuditFilterBar({ filters, set }: { filters: AuditFilters; set(next: Aud
   );
 }
 
-function AuditTable({ entries }: { entries: AuditEntry[] }) {
+function AuditTable({ entries, pick }: { entries: AuditEntry[]; pick(actor: Actor): void }) {
   return (
     <div className="table-wrap">
       <table>
@@ -53,7 +61,11 @@ function AuditTable({ entries }: { entries: AuditEntry[] }) {
           {entries.map((entry) => (
             <tr key={entry.id}>
               <td>{dateTime(entry.created_at)}</td>
-              <td className="url">{actorLabel(entry)}</td>
+              <td className="url">
+                <Button variant="link" onPress={() => pick({ id: entry.actor.id, label: actorLabel(entry) })} aria-label={`Show only ${actorLabel(entry)}`}>
+                  {actorLabel(entry)}
+                </Button>
+              </td>
               <td>
                 <code>{entry.action}</code>
               </td>
@@ -83,7 +95,7 @@ function Pager({ paging, hasMore, nextCursor, go }: { paging: AuditPaging; hasMo
   );
 }
 
-function AuditEntries({ filters }: { filters: AuditFilters }) {
+function AuditEntries({ filters, pick }: { filters: AuditFilters; pick(actor: Actor): void }) {
   const { api } = useWorkspace();
   const [paging, setPaging] = useState<AuditPaging>(FIRST_AUDIT_PAGE);
   const cursor = currentCursor(paging);
@@ -93,7 +105,7 @@ function AuditEntries({ filters }: { filters: AuditFilters }) {
     <QueryView query={entries} isEmpty={(page) => page.data.length === 0} empty={<Empty title="No entries match.">Writes through the API and the dashboard, and API-key use, appear here.</Empty>}>
       {(page) => (
         <>
-          <AuditTable entries={page.data} />
+          <AuditTable entries={page.data} pick={pick} />
           <Pager paging={paging} hasMore={page.has_more} nextCursor={page.next_cursor} go={setPaging} />
         </>
       )}
@@ -104,6 +116,11 @@ function AuditEntries({ filters }: { filters: AuditFilters }) {
 export function AuditLogPage() {
   const { workspace } = useWorkspace();
   const [filters, setFilters] = useState<AuditFilters>(NO_AUDIT_FILTERS);
+  const [picked, setPicked] = useState<Actor>();
+  const pick = (actor: Actor) => {
+    setPicked(actor);
+    setFilters({ ...filters, actor_id: actor.id });
+  };
   const problem = auditFilterProblem(filters);
   if (!managesPeople(workspace.role)) {
     return (
@@ -116,9 +133,9 @@ export function AuditLogPage() {
   return (
     <>
       <PageTitle>Audit log</PageTitle>
-      <AuditFilterBar filters={filters} set={setFilters} />
+      <AuditFilterBar filters={filters} set={setFilters} picked={picked} />
       {/* A new filter starts again from the newest page (the key drops the paging state). */}
-      {problem ? <FormError message={problem} /> : <AuditEntries key={JSON.stringify(filters)} filters={filters} />}
+      {problem ? <FormError message={problem} /> : <AuditEntries key={JSON.stringify(filters)} filters={filters} pick={pick} />}
     </>
   );
 }
