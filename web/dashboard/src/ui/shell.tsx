@@ -18,6 +18,10 @@ const NAV = [
   { href: '/knowledge-bases', label: 'Knowledge bases' },
   { href: '/phone-numbers', label: 'Phone numbers' },
   { href: '/do-not-call', label: 'Do not call' },
+  { href: '/analytics', label: 'Analytics' },
+  { href: '/members', label: 'Members' },
+  { href: '/audit-log', label: 'Audit log' },
+  { href: '/profile', label: 'Profile' },
 ];
 
 function WorkspaceSwitcher() {
