@@ -11,20 +11,20 @@ import { busiestDay, usageChart } from './billing-logic.ts';
 
 const WIDTH = 600;
 const HEIGHT = 160;
-const AXIS = 48;
+const AXIS = 60;
 /** Room above the chart for the top amount's label. */
-const TOP = 12;
+const TOP = 16;
 
 const shortDate = (date: string) => new Date(`${date}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
 
 function UsageBars({ days, summaryId }: { days: Usage['by_day']; summaryId: string }) {
   const chart = usageChart(days, WIDTH - AXIS, HEIGHT);
   return (
-    <svg className="usage-chart" viewBox={`0 0 ${WIDTH} ${TOP + HEIGHT + 24}`} role="img" aria-label="Spending per day" aria-describedby={summaryId}>
+    <svg className="usage-chart" viewBox={`0 0 ${WIDTH} ${TOP + HEIGHT + 28}`} role="img" aria-label="Spending per day" aria-describedby={summaryId}>
       {chart.ticks.map((tick) => (
         <g key={tick.amountUsd}>
           <line x1={AXIS} x2={WIDTH} y1={TOP + tick.y} y2={TOP + tick.y} className="usage-grid" />
-          <text x={AXIS - 6} y={TOP + tick.y + 4} textAnchor="end" className="usage-axis">
+          <text x={AXIS - 6} y={TOP + tick.y + 5} textAnchor="end" className="usage-axis">
             {usd(tick.amountUsd)}
           </text>
         </g>
@@ -36,10 +36,10 @@ function UsageBars({ days, summaryId }: { days: Usage['by_day']; summaryId: stri
       ))}
       {days.length > 0 ? (
         <g className="usage-axis">
-          <text x={AXIS} y={TOP + HEIGHT + 18}>
+          <text x={AXIS} y={TOP + HEIGHT + 22}>
             {shortDate(days[0].date)}
           </text>
-          <text x={WIDTH} y={TOP + HEIGHT + 18} textAnchor="end">
+          <text x={WIDTH} y={TOP + HEIGHT + 22} textAnchor="end">
             {shortDate(days[days.length - 1].date)}
           </text>
         </g>
