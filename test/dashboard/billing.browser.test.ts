@@ -128,8 +128,11 @@ describe('the billing and webhooks pages in Chromium', async () => {
     await page.getByText('Enter an amount from $5 to $10,000.').waitFor();
     assert.equal((await call('GET', '/v1/payments/history')).data.length, 0, 'nothing was sent');
 
-    await page.getByLabel('Amount (USD)').fill('25');
-    await page.getByRole('button', { name: 'Top up' }).click();
+    // By keyboard: the amount typed, Enter submits.
+    await page.getByLabel('Amount (USD)').fill('');
+    await page.getByLabel('Amount (USD)').focus();
+    await page.keyboard.type('25');
+    await page.keyboard.press('Enter');
     await page.getByText('Payment succeeded: $25.00').waitFor();
     await page.getByTestId('balance').filter({ hasText: usd(before + 25) }).waitFor();
     assert.equal((await call('GET', '/v1/wallet')).balance_usd, before + 25);
