@@ -101,6 +101,12 @@ describe('serving the dashboard', () => {
     // Sandbox (the test app): no third-party origin anywhere, and no Stripe settings.
     assert.doesNotMatch(DASHBOARD_CSP, /stripe|frame-src/);
     assert.deepEqual((await t.request({ method: 'GET', url: '/dashboard-config.json' })).json(), { payments_provider: 'sandbox', stripe: null });
+    // Stripe without a publishable key: the page is told it cannot take cards; the CSP stays strict.
+    const keyless = Fastify();
+    await keyless.register(createDashboard({ paymentsProvider: 'stripe' }).routes);
+    assert.deepEqual((await keyless.inject({ method: 'GET', url: '/dashboard-config.json' })).json(), { payments_provider: 'stripe', stripe: null });
+    assert.equal((await keyless.inject({ method: 'GET', url: '/' })).headers['content-security-policy'], DASHBOARD_CSP);
+    await keyless.close();
   });
 
   it('says how to build it when the build is missing', async () => {
