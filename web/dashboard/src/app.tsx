@@ -7,9 +7,16 @@ import { AgentsPage } from './pages/agents.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { ForgotPasswordPage, LoginPage, ResetPasswordPage, SignupPage, VerifyEmailPage } from './pages/auth.tsx';
 import { BillingPage } from './pages/billing.tsx';
+import { BrandingPage } from './pages/branding.tsx';
+import { CampaignPage } from './pages/campaign.tsx';
+import { CampaignsPage, NewCampaignPage } from './pages/campaigns.tsx';
 import { CallPage } from './pages/call.tsx';
 import { CallsPage } from './pages/calls.tsx';
+import { SchedulesPage } from './pages/schedules.tsx';
+import { VoiceSessionsPage } from './pages/voice-sessions.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
+import { WidgetEditorPage } from './pages/widget-editor.tsx';
+import { WidgetsPage } from './pages/widgets.tsx';
 import { Shell } from './ui/shell.tsx';
 import { Empty, ErrorState, Loading } from './ui/states.tsx';
 
@@ -32,6 +39,14 @@ function SignedIn({ client }: { client: VoiceAgent }) {
           <Route path="/api-keys" component={ApiKeysPage} />
           <Route path="/webhooks" component={WebhooksPage} />
           <Route path="/billing" component={BillingPage} />
+          <Route path="/campaigns" component={CampaignsPage} />
+          <Route path="/campaigns/new" component={NewCampaignPage} />
+          <Route path="/campaigns/:id">{(params) => <CampaignPage id={params.id} />}</Route>
+          <Route path="/schedules" component={SchedulesPage} />
+          <Route path="/voice-sessions" component={VoiceSessionsPage} />
+          <Route path="/widgets" component={WidgetsPage} />
+          <Route path="/widgets/:id">{(params) => <WidgetEditorPage id={params.id} />}</Route>
+          <Route path="/branding" component={BrandingPage} />
           <Route path="/">
             <Redirect to="/agents" replace />
           </Route>

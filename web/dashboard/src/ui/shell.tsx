@@ -15,6 +15,11 @@ const NAV = [
   { href: '/api-keys', label: 'API keys' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/billing', label: 'Billing' },
+  { href: '/campaigns', label: 'Campaigns' },
+  { href: '/schedules', label: 'Schedules' },
+  { href: '/voice-sessions', label: 'Voice sessions' },
+  { href: '/widgets', label: 'Widgets' },
+  { href: '/branding', label: 'Branding' },
 ];
 
 function WorkspaceSwitcher() {
