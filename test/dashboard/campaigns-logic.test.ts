@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Campaign, Schedule, Widget } from '../../sdks/typescript/src/index.ts';
 import { brandingDraftField, brandingDraftOf, brandingPutOf } from '../../web/dashboard/src/pages/branding-draft.ts';
-import { campaignCreateOf, campaignDraftField, describeWindow, newCampaignDraft } from '../../web/dashboard/src/pages/campaign-draft.ts';
+import { campaignCreateOf, campaignDraftField, campaignDraftOf, campaignUpdateOf, describeWindow, newCampaignDraft } from '../../web/dashboard/src/pages/campaign-draft.ts';
 import { actionsFor, isLive, pauseReason, progressOf, versionOf } from '../../web/dashboard/src/pages/campaign-progress.ts';
 import { isoOfLocalInput, localInputOf, scheduleCreateOf, scheduleDraftField, scheduleDraftOf, scheduleUpdateOf } from '../../web/dashboard/src/pages/schedule-draft.ts';
 import { connectSnippet, expiresIn, mediaSocketUrl, metadataOf } from '../../web/dashboard/src/pages/voice-connect.ts';
@@ -51,6 +51,37 @@ describe('the new-campaign draft', () => {
   it('names every field to fix', () => {
     const { errors } = campaignCreateOf({ ...newCampaignDraft(), concurrency: '51', max_attempts: '0', retry_delay_minutes: '-1', default_country: 'USA', window_enabled: true, window_days: [], window_start: '9am', window_end: '24:00', window_timezone: ' ' });
     assert.deepEqual(Object.keys(errors).sort(), ['agent_id', 'concurrency', 'default_country', 'max_attempts', 'name', 'retry_delay_minutes', 'window_days', 'window_end', 'window_start', 'window_timezone']);
+  });
+
+  it('changes a campaign: its settings in the form and back, the hidden simulated latencies kept', () => {
+    const campaign: Campaign = {
+      id: 'cmp_1',
+      name: 'Reminders',
+      agent_id: 'agent_1',
+      from_number: null,
+      status: 'ready',
+      pause_reason: null,
+      concurrency: 3,
+      max_attempts: 2,
+      retry_delay_minutes: 0,
+      calling_window: { days: ['sat'], start: '10:00', end: '12:00', timezone: 'Asia/Tokyo' },
+      default_country: null,
+      simulation: { caller_script: ['Hi', { text: 'Stop', interrupt_after_ms: 100 }], latency: { stt_ms: 50 } },
+      stats: stats({ total: 1, pending: 1 }),
+      started_at: null,
+      completed_at: null,
+      created_at: '2030-01-01T00:00:00.000Z',
+      updated_at: '2030-01-01T00:00:00.000Z',
+    };
+    const draft = campaignDraftOf(campaign);
+    assert.deepEqual(draft, { ...newCampaignDraft('Asia/Tokyo'), name: 'Reminders', agent_id: 'agent_1', concurrency: '3', max_attempts: '2', retry_delay_minutes: '0', window_enabled: true, window_days: ['sat'], window_start: '10:00', window_end: '12:00', caller_script: 'Hi\nStop' });
+    const { body, errors } = campaignUpdateOf({ ...draft, concurrency: '4', caller_script: '' }, campaign);
+    assert.deepEqual(errors, {});
+    assert.equal(body.concurrency, 4);
+    assert.deepEqual(body.simulation, { latency: { stt_ms: 50 } });
+    assert.deepEqual(campaignUpdateOf(draft, { ...campaign, simulation: null }).body.simulation, { caller_script: ['Hi', 'Stop'] });
+    assert.equal(campaignUpdateOf({ ...draft, caller_script: '' }, { ...campaign, simulation: null }).body.simulation, null);
+    assert.equal(campaignDraftOf({ ...campaign, calling_window: null }).window_enabled, false);
   });
 
   it('maps the API field paths onto the form, and says the window in words', () => {

@@ -11,7 +11,7 @@ import { checkPage, heading, sessionOf } from './browser.ts';
 // The campaigns, schedules, voice sessions, widgets and branding pages in Debian's Chromium
 // against the real platform on 127.0.0.1 (sandbox calls at SANDBOX_SPEED=max), one page walking
 // them in order: every page empty first, then a campaign created with a calling window around
-// now, a CSV uploaded with one bad row shown as rejected, started, paused and resumed (the
+// now (another's settings changed, then canceled and deleted), a CSV uploaded with one bad row shown as rejected, started, paused and resumed (the
 // campaign dialer held back until then, so each state is seen), its progress polled to done and
 // its results downloaded; a widget edited with the preview following the draft and its embed
 // tag copied; a schedule created, changed, run and another canceled; a voice session and a
@@ -178,6 +178,16 @@ describe('campaigns, schedules, voice sessions, widgets and branding in Chromium
     const id = created.json().id;
     await page.goto(`${origin}/campaigns/${id}`);
     await heading(page, 'Spare list');
+    await page.getByRole('button', { name: 'Change settings' }).click();
+    await page.getByLabel('Concurrency').fill('7');
+    await page.getByLabel('Call only at set hours').check();
+    await page.getByLabel('Time zone').fill('Europe/Paris');
+    await checkPage(page, 'campaign-settings');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.locator('[data-field="Concurrency"]').getByText('7', { exact: true }).waitFor();
+    const changed = (await api('GET', `/v1/campaigns/${id}`)).json();
+    assert.equal(changed.concurrency, 7);
+    assert.deepEqual(changed.calling_window, { days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '09:00', end: '17:00', timezone: 'Europe/Paris' });
     await page.getByRole('button', { name: 'Cancel campaign' }).click();
     const dialog = page.getByRole('alertdialog');
     await dialog.getByRole('button', { name: 'Keep it' }).click();

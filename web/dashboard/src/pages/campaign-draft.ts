@@ -1,8 +1,8 @@
-import type { CallingWindow, CreateCampaignBody } from '../../../../sdks/typescript/src/index.ts';
+import type { CallingWindow, Campaign, CreateCampaignBody, UpdateCampaignBody } from '../../../../sdks/typescript/src/index.ts';
 import { linesOf, wholeNumber } from '../ui/text-lists.ts';
 
-// The new-campaign form's state: every setting the API offers as the strings the inputs hold,
-// and back to the create body (numbers checked against the API's ranges, the calling window
+// The campaign form's state (new or changed): every setting the API offers as the strings the
+// inputs hold, and back to the create or PATCH body (numbers checked against the API's ranges, the calling window
 // only when asked for, the sandbox caller's script one line per utterance). Plain functions:
 // unit-tested on Node (test/dashboard/campaigns-logic.test.ts).
 
@@ -97,6 +97,36 @@ export function campaignCreateOf(draft: CampaignDraft): { body: CreateCampaignBo
     simulation: script.length > 0 ? { caller_script: script } : null,
   };
   return { body, errors };
+}
+
+/** A campaign's settings in the form, to change them. */
+export function campaignDraftOf(campaign: Campaign): CampaignDraft {
+  const window = campaign.calling_window;
+  const fresh = newCampaignDraft(window?.timezone);
+  return {
+    name: campaign.name,
+    agent_id: campaign.agent_id,
+    from_number: campaign.from_number ?? '',
+    concurrency: String(campaign.concurrency),
+    max_attempts: String(campaign.max_attempts),
+    retry_delay_minutes: String(campaign.retry_delay_minutes),
+    default_country: campaign.default_country ?? '',
+    window_enabled: window !== null,
+    window_days: window ? [...window.days] : fresh.window_days,
+    window_start: window?.start ?? fresh.window_start,
+    window_end: window?.end ?? fresh.window_end,
+    window_timezone: fresh.window_timezone,
+    caller_script: (campaign.simulation?.caller_script ?? []).map((line) => (typeof line === 'string' ? line : line.text)).join('\n'),
+  };
+}
+
+/** The PATCH body: every setting, the simulated latencies the form does not show kept as they were. */
+export function campaignUpdateOf(draft: CampaignDraft, campaign: Campaign): { body: UpdateCampaignBody; errors: CampaignDraftErrors } {
+  const { body, errors } = campaignCreateOf(draft);
+  const latency = campaign.simulation?.latency;
+  const script = body.simulation?.caller_script;
+  const simulation = script || latency ? { ...(script ? { caller_script: script } : {}), ...(latency ? { latency } : {}) } : null;
+  return { body: { ...body, simulation }, errors };
 }
 
 /** The API's field paths (`calling_window.start`) as the draft's field names. */

@@ -1,15 +1,17 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { Campaign } from '@voice-agent-platform/sdk';
 import { useState } from 'react';
 import { useLocation } from 'wouter';
 import { describeError } from '../api/errors.ts';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
 import { Button, CheckboxField, Field, Form, FormError, SelectField } from '../ui/form.tsx';
 import { useAgentOptions } from './agent-options.tsx';
-import { type CampaignDraft, type CampaignDraftErrors, campaignCreateOf, campaignDraftField, newCampaignDraft, WEEKDAYS } from './campaign-draft.ts';
+import { type CampaignDraft, type CampaignDraftErrors, campaignCreateOf, campaignDraftField, campaignDraftOf, campaignUpdateOf, newCampaignDraft, WEEKDAYS } from './campaign-draft.ts';
 
-// A new campaign with every setting the API offers: agent, caller id, concurrency, attempts and
+// A campaign's settings, every one the API offers: agent, caller id, concurrency, attempts and
 // the delay between them, the calling window, the default country, and (sandbox) what the
-// simulated callees say. Created as a draft; its page then takes the contacts.
+// simulated callees say. A new one is created as a draft (its page then takes the contacts); one
+// not ended yet is changed with PATCH (concurrency and window apply to the next dial).
 
 type Set = <K extends keyof CampaignDraft>(key: K, value: CampaignDraft[K]) => void;
 
@@ -66,33 +68,37 @@ function WindowSection({ draft, set, errors }: { draft: CampaignDraft; set: Set;
   );
 }
 
-export function NewCampaignForm() {
+/** The new campaign's form (no `campaign`), or the form changing `campaign`'s settings. */
+export function CampaignForm({ campaign, onDone }: { campaign?: Campaign; onDone?: () => void }) {
   const { api } = useWorkspace();
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
-  const [draft, setDraft] = useState(() => newCampaignDraft(Intl.DateTimeFormat().resolvedOptions().timeZone));
+  const [draft, setDraft] = useState(() => (campaign ? campaignDraftOf(campaign) : newCampaignDraft(Intl.DateTimeFormat().resolvedOptions().timeZone)));
   const [local, setLocal] = useState<CampaignDraftErrors>({});
   const set: Set = (key, value) => setDraft((d) => ({ ...d, [key]: value }));
-  const create = useMutation({
-    mutationFn: (body: ReturnType<typeof campaignCreateOf>['body']) => api.campaigns.create(body),
-    onSuccess: (campaign) => {
+  const save = useMutation({
+    mutationFn: async () => {
+      // Checked here: the form's own errors and the platform's show alike.
+      const { body, errors: found } = campaign ? campaignUpdateOf(draft, campaign) : campaignCreateOf(draft);
+      setLocal(found);
+      if (Object.keys(found).length > 0) return undefined;
+      return campaign ? await api.campaigns.update(campaign.id, body) : await api.campaigns.create(campaignCreateOf(draft).body);
+    },
+    onSuccess: (saved) => {
+      if (!saved) return;
       void queryClient.invalidateQueries();
-      navigate(`/campaigns/${campaign.id}`);
+      if (campaign) onDone?.();
+      else navigate(`/campaigns/${saved.id}`);
     },
   });
-  const failure = create.error ? describeError(create.error) : undefined;
+  const failure = save.error ? describeError(save.error) : undefined;
   const errors: CampaignDraftErrors = { ...local };
   for (const [path, message] of Object.entries(failure?.fields ?? {})) {
     const field = campaignDraftField(path);
     if (field) errors[field] ??= message;
   }
-  const submit = () => {
-    const { body, errors: found } = campaignCreateOf(draft);
-    setLocal(found);
-    if (Object.keys(found).length === 0) create.mutate(body);
-  };
   return (
-    <Form label="New campaign" onSubmit={submit}>
+    <Form label={campaign ? 'Campaign settings' : 'New campaign'} onSubmit={() => save.mutate()}>
       <DialingSection draft={draft} set={set} errors={errors} />
       <PaceSection draft={draft} set={set} errors={errors} />
       <WindowSection draft={draft} set={set} errors={errors} />
@@ -102,9 +108,14 @@ export function NewCampaignForm() {
       </fieldset>
       <FormError message={failure?.message} />
       <div className="actions">
-        <Button type="submit" isDisabled={create.isPending}>
-          {create.isPending ? 'Creating…' : 'Create campaign'}
+        <Button type="submit" isDisabled={save.isPending}>
+          {save.isPending ? 'Saving…' : campaign ? 'Save settings' : 'Create campaign'}
         </Button>
+        {campaign ? (
+          <Button variant="secondary" onPress={() => onDone?.()}>
+            Discard changes
+          </Button>
+        ) : null}
       </div>
     </Form>
   );

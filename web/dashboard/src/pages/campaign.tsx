@@ -11,15 +11,18 @@ import { PageTitle } from '../ui/shell.tsx';
 import { QueryView } from '../ui/states.tsx';
 import { useAgentOptions } from './agent-options.tsx';
 import { describeWindow } from './campaign-draft.ts';
+import { CampaignForm } from './campaign-form.tsx';
 import { ContactList, ResultsDownload, UploadContacts } from './campaign-contacts.tsx';
 import { actionsFor, isLive, pauseReason, progressOf, versionOf } from './campaign-progress.ts';
 
-// One campaign: its settings, the contacts' upload, start / pause / resume / cancel, its
+// One campaign: its settings (changed while not ended), the contacts' upload, start / pause / resume / cancel, its
 // progress polled while it runs (contact counts, live calls, outcomes, cost), its contacts and
 // the results CSV.
 
 function Settings({ campaign }: { campaign: Campaign }) {
   const { nameOf } = useAgentOptions();
+  const [editing, setEditing] = useState(false);
+  const canChange = actionsFor(campaign.status).cancel;
   const rows: [string, string][] = [
     ['Agent', nameOf(campaign.agent_id)],
     ['From number', campaign.from_number ?? 'Sandbox caller id'],
@@ -34,14 +37,25 @@ function Settings({ campaign }: { campaign: Campaign }) {
   return (
     <section className="panel" aria-labelledby="settings-heading">
       <h2 id="settings-heading">Settings</h2>
-      <dl className="facts">
-        {rows.map(([name, value]) => (
-          <div key={name}>
-            <dt>{name}</dt>
-            <dd>{value}</dd>
-          </div>
-        ))}
-      </dl>
+      {editing && canChange ? (
+        <CampaignForm campaign={campaign} onDone={() => setEditing(false)} />
+      ) : (
+        <>
+          <dl className="facts">
+            {rows.map(([name, value]) => (
+              <div key={name}>
+                <dt>{name}</dt>
+                <dd data-field={name}>{value}</dd>
+              </div>
+            ))}
+          </dl>
+          {canChange ? (
+            <Button variant="secondary" className="settings-edit" onPress={() => setEditing(true)}>
+              Change settings
+            </Button>
+          ) : null}
+        </>
+      )}
     </section>
   );
 }

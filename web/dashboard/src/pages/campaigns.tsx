@@ -5,7 +5,7 @@ import { dateTime, label } from '../ui/format.ts';
 import { PageTitle } from '../ui/shell.tsx';
 import { Empty, QueryView } from '../ui/states.tsx';
 import { useAgentOptions } from './agent-options.tsx';
-import { NewCampaignForm } from './campaign-form.tsx';
+import { CampaignForm } from './campaign-form.tsx';
 import { isLive, progressOf } from './campaign-progress.ts';
 
 // The workspace's campaigns (newest first, followed while one runs), and the page of a new one.
@@ -67,7 +67,7 @@ export function NewCampaignPage() {
   return (
     <>
       <PageTitle actions={<Link href="/campaigns">All campaigns</Link>}>New campaign</PageTitle>
-      <NewCampaignForm />
+      <CampaignForm />
     </>
   );
 }
