@@ -287,9 +287,19 @@ describe('campaigns, schedules, voice sessions, widgets and branding in Chromium
     assert.match(ran.call_id, /^call_/);
     await page.getByRole('row').filter({ hasText: '+15550100301' }).getByRole('link', { name: 'Open the call' }).waitFor();
 
-    await schedule('+15550100302');
-    await page.getByRole('button', { name: /^Cancel the call to \+15550100302/ }).click();
-    await page.getByRole('alertdialog').getByRole('button', { name: 'Cancel schedule' }).click();
+    // By keyboard alone: the agent picked with the arrow key, Enter in a field submits; the
+    // cancel dialog opens on its confirm button, Enter confirms.
+    await page.getByLabel('Agent').focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('+15550100302');
+    await page.keyboard.press('Enter');
+    await page.getByRole('row').filter({ hasText: '+15550100302' }).waitFor();
+    await page.getByRole('button', { name: /^Cancel the call to \+15550100302/ }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('alertdialog').waitFor();
+    assert.equal(await page.evaluate('document.activeElement?.textContent'), 'Cancel schedule');
+    await page.keyboard.press('Enter');
     await page.getByRole('row').filter({ hasText: '+15550100302' }).getByText('canceled').waitFor();
     list = (await api('GET', '/v1/schedules')).json().data;
     assert.equal(list.find((s: { to: string }) => s.to === '+15550100302').status, 'canceled');
