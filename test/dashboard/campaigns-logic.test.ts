@@ -5,6 +5,7 @@ import { brandingDraftField, brandingDraftOf, brandingPutOf } from '../../web/da
 import { campaignCreateOf, campaignDraftField, campaignDraftOf, campaignUpdateOf, describeWindow, newCampaignDraft } from '../../web/dashboard/src/pages/campaign-draft.ts';
 import { actionsFor, isLive, pauseReason, progressOf, versionOf } from '../../web/dashboard/src/pages/campaign-progress.ts';
 import { isoOfLocalInput, localInputOf, scheduleCreateOf, scheduleDraftField, scheduleDraftOf, scheduleUpdateOf } from '../../web/dashboard/src/pages/schedule-draft.ts';
+import { scriptText, simulationOf } from '../../web/dashboard/src/pages/simulation-script.ts';
 import { connectSnippet, expiresIn, mediaSocketUrl, metadataOf } from '../../web/dashboard/src/pages/voice-connect.ts';
 import { greetingShown, widgetDraftField, widgetDraftOf, widgetUpdateOf } from '../../web/dashboard/src/pages/widget-draft.ts';
 import { contrastRatio, whiteTextWarning } from '../../web/dashboard/src/ui/color.ts';
@@ -82,6 +83,7 @@ describe('the new-campaign draft', () => {
     assert.deepEqual(campaignUpdateOf(draft, { ...campaign, simulation: null }).body.simulation, { caller_script: ['Hi', 'Stop'] });
     assert.equal(campaignUpdateOf({ ...draft, caller_script: '' }, { ...campaign, simulation: null }).body.simulation, null);
     assert.equal(campaignDraftOf({ ...campaign, calling_window: null }).window_enabled, false);
+    assert.deepEqual(campaignUpdateOf(draft, campaign).body.simulation, campaign.simulation);
   });
 
   it('maps the API field paths onto the form, and says the window in words', () => {
@@ -161,7 +163,7 @@ describe('the schedule draft', () => {
     const draft = scheduleDraftOf(schedule);
     assert.deepEqual({ ...draft, when: '' }, { agent_id: 'agent_1', to: '+15550100200', from: '', when: '', variables: 'name=Ada', caller_script: 'Hi\nWait' });
     assert.equal(isoOfLocalInput(draft.when), schedule.scheduled_at);
-    const { body, errors } = scheduleUpdateOf({ ...draft, caller_script: '' });
+    const { body, errors } = scheduleUpdateOf({ ...draft, caller_script: '' }, schedule);
     assert.deepEqual(errors, {});
     assert.deepEqual(body, { agent_id: 'agent_1', to: '+15550100200', from: null, scheduled_at: schedule.scheduled_at, variables: { name: 'Ada' }, simulation: null });
   });
@@ -176,6 +178,20 @@ describe('the schedule draft', () => {
     assert.equal(scheduleDraftField('variables.name'), 'variables');
     assert.equal(scheduleDraftField('simulation.caller_script.0'), 'caller_script');
     assert.equal(scheduleDraftField('metadata'), undefined);
+  });
+});
+
+describe('the sandbox simulation in a form', () => {
+  it('edits the lines as text, keeping a barge-in while its text is unchanged and the latencies', () => {
+    const original = { caller_script: ['Hi', { text: 'Stop', interrupt_after_ms: 100 }], latency: { llm_first_token_ms: 300 } };
+    assert.equal(scriptText(original), 'Hi\nStop');
+    assert.equal(scriptText(null), '');
+    assert.deepEqual(simulationOf(['Hi', 'Stop'], original), original);
+    assert.deepEqual(simulationOf(['Hello', 'Stop', 'Bye'], original), { caller_script: ['Hello', { text: 'Stop', interrupt_after_ms: 100 }, 'Bye'], latency: { llm_first_token_ms: 300 } });
+    assert.deepEqual(simulationOf(['Stop'], original), { caller_script: ['Stop'], latency: { llm_first_token_ms: 300 } });
+    assert.deepEqual(simulationOf([], original), { latency: { llm_first_token_ms: 300 } });
+    assert.equal(simulationOf([], null), null);
+    assert.deepEqual(simulationOf(['Hi'], undefined), { caller_script: ['Hi'] });
   });
 });
 

@@ -1,5 +1,6 @@
 import type { CallingWindow, Campaign, CreateCampaignBody, UpdateCampaignBody } from '../../../../sdks/typescript/src/index.ts';
 import { linesOf, wholeNumber } from '../ui/text-lists.ts';
+import { scriptText, simulationOf } from './simulation-script.ts';
 
 // The campaign form's state (new or changed): every setting the API offers as the strings the
 // inputs hold, and back to the create or PATCH body (numbers checked against the API's ranges, the calling window
@@ -116,17 +117,14 @@ export function campaignDraftOf(campaign: Campaign): CampaignDraft {
     window_start: window?.start ?? fresh.window_start,
     window_end: window?.end ?? fresh.window_end,
     window_timezone: fresh.window_timezone,
-    caller_script: (campaign.simulation?.caller_script ?? []).map((line) => (typeof line === 'string' ? line : line.text)).join('\n'),
+    caller_script: scriptText(campaign.simulation),
   };
 }
 
-/** The PATCH body: every setting, the simulated latencies the form does not show kept as they were. */
+/** The PATCH body: every setting, what the form does not show of the simulation kept as it was. */
 export function campaignUpdateOf(draft: CampaignDraft, campaign: Campaign): { body: UpdateCampaignBody; errors: CampaignDraftErrors } {
   const { body, errors } = campaignCreateOf(draft);
-  const latency = campaign.simulation?.latency;
-  const script = body.simulation?.caller_script;
-  const simulation = script || latency ? { ...(script ? { caller_script: script } : {}), ...(latency ? { latency } : {}) } : null;
-  return { body: { ...body, simulation }, errors };
+  return { body: { ...body, simulation: simulationOf(linesOf(draft.caller_script), campaign.simulation) }, errors };
 }
 
 /** The API's field paths (`calling_window.start`) as the draft's field names. */

@@ -1,5 +1,6 @@
 import type { CreateScheduleBody, Schedule, UpdateScheduleBody } from '../../../../sdks/typescript/src/index.ts';
 import { keyValuesOf, keyValuesText, linesOf } from '../ui/text-lists.ts';
+import { scriptText, simulationOf } from './simulation-script.ts';
 
 // The schedule form's state: the time as a datetime-local input holds it (the browser's time
 // zone, to the minute) and back to ISO 8601; variables as `name=value` lines; the sandbox caller's
@@ -42,7 +43,7 @@ export function scheduleDraftOf(schedule: Schedule): ScheduleDraft {
     from: schedule.from ?? '',
     when: localInputOf(new Date(schedule.scheduled_at)),
     variables: keyValuesText(schedule.variables),
-    caller_script: (schedule.simulation?.caller_script ?? []).map((line) => (typeof line === 'string' ? line : line.text)).join('\n'),
+    caller_script: scriptText(schedule.simulation),
   };
 }
 
@@ -66,8 +67,8 @@ export function scheduleCreateOf(draft: ScheduleDraft): { body: CreateScheduleBo
   return { body, errors };
 }
 
-/** The PATCH body: every field, so clearing one (the caller id, the script) clears it. */
-export function scheduleUpdateOf(draft: ScheduleDraft): { body: UpdateScheduleBody; errors: ScheduleDraftErrors } {
+/** The PATCH body: every field, so clearing one (the caller id, the script) clears it; what the form does not show of the simulation is kept. */
+export function scheduleUpdateOf(draft: ScheduleDraft, schedule: Schedule): { body: UpdateScheduleBody; errors: ScheduleDraftErrors } {
   const { errors, scheduledAt, values, script } = checked(draft);
   const body: UpdateScheduleBody = {
     agent_id: draft.agent_id,
@@ -75,7 +76,7 @@ export function scheduleUpdateOf(draft: ScheduleDraft): { body: UpdateScheduleBo
     from: draft.from.trim() === '' ? null : draft.from.trim(),
     scheduled_at: scheduledAt,
     variables: values,
-    simulation: script.length > 0 ? { caller_script: script } : null,
+    simulation: simulationOf(script, schedule.simulation),
   };
   return { body, errors };
 }

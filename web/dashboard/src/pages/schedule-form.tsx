@@ -46,7 +46,7 @@ export function ScheduleForm({ schedule, onDone }: { schedule?: Schedule; onDone
   const save = useMutation({
     mutationFn: async () => {
       // Checked here, not before mutate: the form's own errors and the platform's show alike.
-      const update = schedule ? scheduleUpdateOf(draft) : undefined;
+      const update = schedule ? scheduleUpdateOf(draft, schedule) : undefined;
       const create = scheduleCreateOf(draft);
       const errors = update?.errors ?? create.errors;
       setLocal(errors);
