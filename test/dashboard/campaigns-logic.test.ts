@@ -6,10 +6,10 @@ import { campaignCreateOf, campaignDraftField, campaignDraftOf, campaignUpdateOf
 import { actionsFor, isLive, pauseReason, progressOf, versionOf } from '../../web/dashboard/src/pages/campaign-progress.ts';
 import { isoOfLocalInput, localInputOf, scheduleCreateOf, scheduleDraftField, scheduleDraftOf, scheduleUpdateOf } from '../../web/dashboard/src/pages/schedule-draft.ts';
 import { scriptText, simulationOf } from '../../web/dashboard/src/pages/simulation-script.ts';
-import { connectSnippet, expiresIn, mediaSocketUrl, metadataOf } from '../../web/dashboard/src/pages/voice-connect.ts';
+import { connectSnippet, expiresIn, mediaSocketUrl } from '../../web/dashboard/src/pages/voice-connect.ts';
 import { greetingShown, widgetDraftField, widgetDraftOf, widgetUpdateOf } from '../../web/dashboard/src/pages/widget-draft.ts';
 import { contrastRatio, whiteTextWarning } from '../../web/dashboard/src/ui/color.ts';
-import { keyValuesOf, keyValuesText, linesOf, wholeNumber } from '../../web/dashboard/src/ui/text-lists.ts';
+import { keyValuesOf, keyValuesText, linesOf, metadataOf, wholeNumber } from '../../web/dashboard/src/ui/text-lists.ts';
 
 // The pure logic behind the campaigns, schedules, voice sessions, widgets and branding pages.
 
@@ -161,23 +161,25 @@ describe('the schedule draft', () => {
 
   it('edits a schedule and writes the whole PATCH body back', () => {
     const draft = scheduleDraftOf(schedule);
-    assert.deepEqual({ ...draft, when: '' }, { agent_id: 'agent_1', to: '+15550100200', from: '', when: '', variables: 'name=Ada', caller_script: 'Hi\nWait' });
+    assert.deepEqual({ ...draft, when: '' }, { agent_id: 'agent_1', to: '+15550100200', from: '', when: '', variables: 'name=Ada', metadata: '', caller_script: 'Hi\nWait' });
+    assert.equal(scheduleDraftOf({ ...schedule, metadata: { order: 'A-17' } }).metadata, '{"order":"A-17"}');
     assert.equal(isoOfLocalInput(draft.when), schedule.scheduled_at);
     const { body, errors } = scheduleUpdateOf({ ...draft, caller_script: '' }, schedule);
     assert.deepEqual(errors, {});
-    assert.deepEqual(body, { agent_id: 'agent_1', to: '+15550100200', from: null, scheduled_at: schedule.scheduled_at, variables: { name: 'Ada' }, simulation: null });
+    assert.deepEqual(body, { agent_id: 'agent_1', to: '+15550100200', from: null, scheduled_at: schedule.scheduled_at, variables: { name: 'Ada' }, metadata: {}, simulation: null });
   });
 
   it('creates with only what was given, and names the fields to fix', () => {
-    const created = scheduleCreateOf({ agent_id: 'agent_1', to: ' +15550100200 ', from: '', when: '2030-05-06T09:05', variables: '', caller_script: 'Hello' });
+    const created = scheduleCreateOf({ agent_id: 'agent_1', to: ' +15550100200 ', from: '', when: '2030-05-06T09:05', variables: '', metadata: '{"order": "A-17"}', caller_script: 'Hello' });
     assert.deepEqual(created.errors, {});
-    assert.deepEqual(created.body, { agent_id: 'agent_1', to: '+15550100200', scheduled_at: new Date(2030, 4, 6, 9, 5).toISOString(), variables: {}, simulation: { caller_script: ['Hello'] } });
-    const bad = scheduleCreateOf({ agent_id: '', to: '', from: '', when: '', variables: 'oops', caller_script: '' });
-    assert.deepEqual(Object.keys(bad.errors).sort(), ['agent_id', 'to', 'variables', 'when']);
+    assert.deepEqual(created.body, { agent_id: 'agent_1', to: '+15550100200', scheduled_at: new Date(2030, 4, 6, 9, 5).toISOString(), variables: {}, metadata: { order: 'A-17' }, simulation: { caller_script: ['Hello'] } });
+    const bad = scheduleCreateOf({ agent_id: '', to: '', from: '', when: '', variables: 'oops', metadata: '[1]', caller_script: '' });
+    assert.deepEqual(Object.keys(bad.errors).sort(), ['agent_id', 'metadata', 'to', 'variables', 'when']);
     assert.equal(scheduleDraftField('scheduled_at'), 'when');
     assert.equal(scheduleDraftField('variables.name'), 'variables');
     assert.equal(scheduleDraftField('simulation.caller_script.0'), 'caller_script');
-    assert.equal(scheduleDraftField('metadata'), undefined);
+    assert.equal(scheduleDraftField('metadata.order'), 'metadata');
+    assert.equal(scheduleDraftField('late'), undefined);
   });
 });
 

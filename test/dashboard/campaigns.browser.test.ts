@@ -257,6 +257,7 @@ describe('campaigns, schedules, voice sessions, widgets and branding in Chromium
       await page.getByLabel('Agent').selectOption({ label: 'Reminder line' });
       await page.getByLabel('Number to call').fill(to);
       await page.getByLabel('Variables').fill('name=Ada');
+      await page.getByLabel('Metadata (JSON, optional)').fill('{"order": "A-17"}');
       await page.getByRole('button', { name: 'Schedule call' }).click();
       await page.getByRole('row').filter({ hasText: to }).waitFor();
     };
@@ -266,6 +267,7 @@ describe('campaigns, schedules, voice sessions, widgets and branding in Chromium
     assert.equal(list[0].to, '+15550100300');
     assert.equal(list[0].agent_id, agentId);
     assert.deepEqual(list[0].variables, { name: 'Ada' });
+    assert.deepEqual(list[0].metadata, { order: 'A-17' });
     assert.ok(Math.abs(Date.parse(list[0].scheduled_at) - (Date.now() + 3600_000)) < 180_000, `about an hour ahead: ${list[0].scheduled_at}`);
 
     await page.getByRole('button', { name: /^Edit the call to \+15550100300/ }).click();
@@ -278,6 +280,7 @@ describe('campaigns, schedules, voice sessions, widgets and branding in Chromium
     const changed = (await api('GET', `/v1/schedules/${list[0].id}`)).json();
     assert.equal(changed.to, '+15550100301');
     assert.equal(changed.scheduled_at, isoOfLocalInput(later));
+    assert.deepEqual([changed.variables, changed.metadata], [{ name: 'Ada' }, { order: 'A-17' }], 'kept through the edit');
     await checkPage(page, 'schedules');
 
     await page.getByRole('button', { name: 'Run now: the call to +15550100301' }).click();

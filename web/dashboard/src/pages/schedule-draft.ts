@@ -1,5 +1,5 @@
 import type { CreateScheduleBody, Schedule, UpdateScheduleBody } from '../../../../sdks/typescript/src/index.ts';
-import { keyValuesOf, keyValuesText, linesOf } from '../ui/text-lists.ts';
+import { keyValuesOf, keyValuesText, linesOf, metadataOf } from '../ui/text-lists.ts';
 import { scriptText, simulationOf } from './simulation-script.ts';
 
 // The schedule form's state: the time as a datetime-local input holds it (the browser's time
@@ -13,6 +13,8 @@ export interface ScheduleDraft {
   /** YYYY-MM-DDTHH:MM, local time. */
   when: string;
   variables: string;
+  /** JSON object text; '' for none. */
+  metadata: string;
   caller_script: string;
 }
 
@@ -33,7 +35,7 @@ export function isoOfLocalInput(value: string): string | undefined {
 }
 
 export function newScheduleDraft(now: Date): ScheduleDraft {
-  return { agent_id: '', to: '', from: '', when: localInputOf(new Date(now.getTime() + 60 * 60_000)), variables: '', caller_script: '' };
+  return { agent_id: '', to: '', from: '', when: localInputOf(new Date(now.getTime() + 60 * 60_000)), variables: '', metadata: '', caller_script: '' };
 }
 
 export function scheduleDraftOf(schedule: Schedule): ScheduleDraft {
@@ -43,6 +45,7 @@ export function scheduleDraftOf(schedule: Schedule): ScheduleDraft {
     from: schedule.from ?? '',
     when: localInputOf(new Date(schedule.scheduled_at)),
     variables: keyValuesText(schedule.variables),
+    metadata: Object.keys(schedule.metadata).length > 0 ? JSON.stringify(schedule.metadata) : '',
     caller_script: scriptText(schedule.simulation),
   };
 }
@@ -55,13 +58,16 @@ function checked(draft: ScheduleDraft) {
   if (!scheduledAt) errors.when = 'A date and time';
   const { values, badLines } = keyValuesOf(draft.variables);
   if (badLines.length > 0) errors.variables = `Write each variable as name=value (line ${badLines.join(', ')})`;
+  const metadata = metadataOf(draft.metadata);
+  if (metadata.error) errors.metadata = metadata.error;
   const script = linesOf(draft.caller_script);
-  return { errors, scheduledAt: scheduledAt ?? '', values, script };
+  return { errors, scheduledAt: scheduledAt ?? '', values, metadata: metadata.metadata, script };
 }
 
 export function scheduleCreateOf(draft: ScheduleDraft): { body: CreateScheduleBody; errors: ScheduleDraftErrors } {
-  const { errors, scheduledAt, values, script } = checked(draft);
+  const { errors, scheduledAt, values, metadata, script } = checked(draft);
   const body: CreateScheduleBody = { agent_id: draft.agent_id, to: draft.to.trim(), scheduled_at: scheduledAt, variables: values };
+  if (metadata) body.metadata = metadata;
   if (draft.from.trim() !== '') body.from = draft.from.trim();
   if (script.length > 0) body.simulation = { caller_script: script };
   return { body, errors };
@@ -69,13 +75,14 @@ export function scheduleCreateOf(draft: ScheduleDraft): { body: CreateScheduleBo
 
 /** The PATCH body: every field, so clearing one (the caller id, the script) clears it; what the form does not show of the simulation is kept. */
 export function scheduleUpdateOf(draft: ScheduleDraft, schedule: Schedule): { body: UpdateScheduleBody; errors: ScheduleDraftErrors } {
-  const { errors, scheduledAt, values, script } = checked(draft);
+  const { errors, scheduledAt, values, metadata, script } = checked(draft);
   const body: UpdateScheduleBody = {
     agent_id: draft.agent_id,
     to: draft.to.trim(),
     from: draft.from.trim() === '' ? null : draft.from.trim(),
     scheduled_at: scheduledAt,
     variables: values,
+    metadata: metadata ?? {},
     simulation: simulationOf(script, schedule.simulation),
   };
   return { body, errors };
@@ -86,5 +93,5 @@ export function scheduleDraftField(path: string): keyof ScheduleDraft | undefine
   const head = path.split('.')[0];
   if (head === 'scheduled_at') return 'when';
   if (head === 'simulation') return 'caller_script';
-  return ['agent_id', 'to', 'from', 'variables'].includes(head) ? (head as keyof ScheduleDraft) : undefined;
+  return ['agent_id', 'to', 'from', 'variables', 'metadata'].includes(head) ? (head as keyof ScheduleDraft) : undefined;
 }

@@ -32,6 +32,7 @@ function Fields({ draft, set, errors }: { draft: ScheduleDraft; set: Set; errors
       <Field label="From number (optional)" name="from" type="tel" value={draft.from} onChange={(v) => set('from', v)} error={errors.from} description="One of the workspace's numbers; empty: the default caller id." />
       <WhenField value={draft.when} onChange={(v) => set('when', v)} error={errors.when} />
       <Field label="Variables" name="variables" multiline rows={3} value={draft.variables} onChange={(v) => set('variables', v)} error={errors.variables} description="One name=value a line, for {{name}} in the agent's prompt and first message." />
+      <Field label="Metadata (JSON, optional)" name="metadata" multiline rows={2} value={draft.metadata} onChange={(v) => set('metadata', v)} error={errors.metadata} description={'Free-form data given to the call, e.g. {"order": "A-17"}.'} />
       <Field label="What the callee says (sandbox)" name="caller_script" multiline rows={2} value={draft.caller_script} onChange={(v) => set('caller_script', v)} error={errors.caller_script} description="Sandbox only: one line per turn of the simulated callee." />
     </>
   );

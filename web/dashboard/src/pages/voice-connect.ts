@@ -36,15 +36,3 @@ export function expiresIn(expiresAt: string, now: Date): string {
   const minutes = Math.round((new Date(expiresAt).getTime() - now.getTime()) / 60_000);
   return minutes <= 0 ? 'expired' : `in ${minutes} min`;
 }
-
-/** The metadata field: empty, or a JSON object. */
-export function metadataOf(text: string): { metadata?: Record<string, unknown>; error?: string } {
-  if (text.trim() === '') return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { metadata: value as Record<string, unknown> };
-  } catch {
-    // Reported below, as any value that is not an object.
-  }
-  return { error: 'A JSON object, e.g. {"plan": "pro"}' };
-}

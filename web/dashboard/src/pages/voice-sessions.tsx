@@ -7,10 +7,10 @@ import { useKey, useWorkspace } from '../api/workspace.tsx';
 import { Button, Field, Form, FormError, SelectField } from '../ui/form.tsx';
 import { dateTime, label, usd } from '../ui/format.ts';
 import { PageTitle } from '../ui/shell.tsx';
+import { metadataOf } from '../ui/text-lists.ts';
 import { Empty, QueryView } from '../ui/states.tsx';
 import { useAgentOptions } from './agent-options.tsx';
 import { ConnectDetails } from './voice-connect-details.tsx';
-import { metadataOf } from './voice-connect.ts';
 
 // Headless voice sessions (an agent in the developer's own app, over the built-in media
 // WebSocket or LiveKit): the media configuration, a new session or a bare media token with what

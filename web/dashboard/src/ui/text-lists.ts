@@ -1,5 +1,5 @@
 // Lists typed into a textarea, one item a line: the sandbox caller's lines, allowed origins, a
-// call's variables (`name=value`). Plain functions, unit-tested on Node.
+// call's variables (`name=value`); and metadata typed as JSON. Plain functions, unit-tested on Node.
 
 /** The non-empty lines, trimmed. */
 export function linesOf(text: string): string[] {
@@ -35,4 +35,16 @@ export function wholeNumber(text: string, min: number, max: number): number | un
   if (!/^\s*\d+\s*$/.test(text)) return undefined;
   const value = Number(text);
   return value >= min && value <= max ? value : undefined;
+}
+
+/** A metadata field: empty, or a JSON object. */
+export function metadataOf(text: string): { metadata?: Record<string, unknown>; error?: string } {
+  if (text.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { metadata: value as Record<string, unknown> };
+  } catch {
+    // Reported below, as any value that is not an object.
+  }
+  return { error: 'A JSON object, e.g. {"plan": "pro"}' };
 }
