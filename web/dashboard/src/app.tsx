@@ -9,6 +9,9 @@ import { ApiKeysPage } from './pages/api-keys.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
 import { ForgotPasswordPage, LoginPage, ResetPasswordPage, SignupPage, VerifyEmailPage } from './pages/auth.tsx';
 import { BillingPage } from './pages/billing.tsx';
+import { BrandingPage } from './pages/branding.tsx';
+import { CampaignPage } from './pages/campaign.tsx';
+import { CampaignsPage, NewCampaignPage } from './pages/campaigns.tsx';
 import { CallPage } from './pages/call.tsx';
 import { CallsPage } from './pages/calls.tsx';
 import { DoNotCallPage } from './pages/do-not-call.tsx';
@@ -18,7 +21,11 @@ import { PhoneNumbersPage } from './pages/phone-numbers.tsx';
 import { InvitationPage } from './pages/invitation.tsx';
 import { MembersPage } from './pages/members.tsx';
 import { ProfilePage } from './pages/profile.tsx';
+import { SchedulesPage } from './pages/schedules.tsx';
+import { VoiceSessionsPage } from './pages/voice-sessions.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
+import { WidgetEditorPage } from './pages/widget-editor.tsx';
+import { WidgetsPage } from './pages/widgets.tsx';
 import { Shell } from './ui/shell.tsx';
 import { Empty, ErrorState, Loading } from './ui/states.tsx';
 
@@ -50,6 +57,14 @@ function SignedIn({ client }: { client: VoiceAgent }) {
           <Route path="/invitations/:token">{(params) => <InvitationPage token={params.token} />}</Route>
           <Route path="/audit-log" component={AuditLogPage} />
           <Route path="/analytics" component={AnalyticsPage} />
+          <Route path="/campaigns" component={CampaignsPage} />
+          <Route path="/campaigns/new" component={NewCampaignPage} />
+          <Route path="/campaigns/:id">{(params) => <CampaignPage id={params.id} />}</Route>
+          <Route path="/schedules" component={SchedulesPage} />
+          <Route path="/voice-sessions" component={VoiceSessionsPage} />
+          <Route path="/widgets" component={WidgetsPage} />
+          <Route path="/widgets/:id">{(params) => <WidgetEditorPage id={params.id} />}</Route>
+          <Route path="/branding" component={BrandingPage} />
           <Route path="/">
             <Redirect to="/agents" replace />
           </Route>

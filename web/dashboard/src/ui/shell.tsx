@@ -22,6 +22,11 @@ const NAV = [
   { href: '/members', label: 'Members' },
   { href: '/audit-log', label: 'Audit log' },
   { href: '/profile', label: 'Profile' },
+  { href: '/campaigns', label: 'Campaigns' },
+  { href: '/schedules', label: 'Schedules' },
+  { href: '/voice-sessions', label: 'Voice sessions' },
+  { href: '/widgets', label: 'Widgets' },
+  { href: '/branding', label: 'Branding' },
 ];
 
 function WorkspaceSwitcher() {
