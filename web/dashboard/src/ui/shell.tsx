@@ -1,33 +1,15 @@
 import type { ReactNode } from 'react';
 import { useEffect, useRef } from 'react';
-import { Link, useLocation } from 'wouter';
+import { Link } from 'wouter';
 import { useSession } from '../api/session.tsx';
 import { useWorkspace } from '../api/workspace.tsx';
 import { Button } from './form.tsx';
+import { MainNav, MenuButton, useMenu } from './nav.tsx';
 
 // The frame of every signed-in page: a skip link, the navigation, the workspace switcher and
 // sign-out; the page's own heading takes the focus when the route changes (screen readers
 // announce the new page, keyboard users start from it).
 
-const NAV = [
-  { href: '/agents', label: 'Agents' },
-  { href: '/calls', label: 'Calls' },
-  { href: '/api-keys', label: 'API keys' },
-  { href: '/webhooks', label: 'Webhooks' },
-  { href: '/billing', label: 'Billing' },
-  { href: '/knowledge-bases', label: 'Knowledge bases' },
-  { href: '/phone-numbers', label: 'Phone numbers' },
-  { href: '/do-not-call', label: 'Do not call' },
-  { href: '/analytics', label: 'Analytics' },
-  { href: '/members', label: 'Members' },
-  { href: '/audit-log', label: 'Audit log' },
-  { href: '/profile', label: 'Profile' },
-  { href: '/campaigns', label: 'Campaigns' },
-  { href: '/schedules', label: 'Schedules' },
-  { href: '/voice-sessions', label: 'Voice sessions' },
-  { href: '/widgets', label: 'Widgets' },
-  { href: '/branding', label: 'Branding' },
-];
 
 function WorkspaceSwitcher() {
   const { workspace, workspaces, select } = useWorkspace();
@@ -46,28 +28,18 @@ function WorkspaceSwitcher() {
 }
 
 export function Shell({ children }: { children: ReactNode }) {
-  const [location] = useLocation();
   const { signOut } = useSession();
+  const menu = useMenu();
   return (
     <div className="shell">
       <a className="skip" href="#main">
         Skip to content
       </a>
       <header className="topbar">
+        <MenuButton open={menu.open} onToggle={menu.toggle} />
         <Link href="/agents" className="brand">
           Voice Agent Platform
         </Link>
-        <nav aria-label="Main">
-          <ul>
-            {NAV.map((item) => (
-              <li key={item.href}>
-                <Link href={item.href} aria-current={location.startsWith(item.href) ? 'page' : undefined}>
-                  {item.label}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
         <div className="topbar-end">
           <WorkspaceSwitcher />
           <Button variant="secondary" onPress={() => void signOut()}>
@@ -75,9 +47,12 @@ export function Shell({ children }: { children: ReactNode }) {
           </Button>
         </div>
       </header>
-      <main id="main" tabIndex={-1}>
-        {children}
-      </main>
+      <div className="shell-body">
+        <MainNav open={menu.open} onNavigate={menu.close} />
+        <main id="main" tabIndex={-1}>
+          {children}
+        </main>
+      </div>
     </div>
   );
 }
