@@ -90,6 +90,7 @@ function Timeline({ id, status }: { id: string; status: Call['status'] }) {
 
 function Extracted({ call }: { call: Call }) {
   const entries = Object.entries(call.extracted);
+  if (!hasEnded(call)) return <p>The fields are extracted once the call ends.</p>;
   if (call.analysis_status === 'pending') return <p role="status">The fields are being extracted…</p>;
   if (entries.length === 0) return <p>No fields were extracted (the agent defines none, or the call had nothing to say).</p>;
   return (
