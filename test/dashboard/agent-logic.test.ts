@@ -53,6 +53,7 @@ describe('the whole agent draft', () => {
     assert.equal(body.turn_end_silence_ms, 500);
     assert.equal(body.barge_in_min_ms, 250);
     assert.equal(body.interruptible, true);
+    assert.deepEqual(body.metadata, {});
   });
 
   it('sends no voicemail message when hanging up, an empty transfer number as null, and asks for a message to leave', () => {
@@ -60,6 +61,8 @@ describe('the whole agent draft', () => {
     assert.deepEqual(hangup.voicemail, { action: 'hangup', message: null });
     assert.equal(hangup.transfer_number, null);
     assert.ok(updateOf({ ...draftOf(agent), voicemail_message: ' ' }).errors.voicemail_message);
+    assert.match(String(updateOf({ ...draftOf(agent), metadata: '[]' }).errors.metadata), /JSON object/);
+    assert.deepEqual(updateOf({ ...draftOf(agent), metadata: '{"team": "sales"}' }).body.metadata, { team: 'sales' });
   });
 
   it('maps the API paths of items and nested fields onto the draft', () => {
@@ -70,6 +73,7 @@ describe('the whole agent draft', () => {
     assert.equal(draftField('llm.provider'), 'llm_provider');
     assert.equal(draftField('knowledge_base_ids.3'), 'knowledge_base_ids');
     assert.equal(draftField('transfer_number'), 'transfer_number');
+    assert.equal(draftField('metadata.team'), 'metadata');
     assert.equal(draftField('nothing'), undefined);
   });
 });

@@ -97,6 +97,7 @@ function expectEveryField(saved: any) {
   assert.deepEqual(saved.extraction_fields, [{ name: 'plan', type: 'enum', description: 'The plan the caller chose', enum: ['basic', 'pro'] }]);
   assert.equal(saved.webhook_url, `${receiverOrigin}/hooks`);
   assert.deepEqual(saved.webhook_events, []);
+  assert.deepEqual(saved.metadata, { team: 'support' });
 }
 
 describe('the agent editor, its test panel and the calls pages in Chromium', async () => {
@@ -139,6 +140,9 @@ describe('the agent editor, its test panel and the calls pages in Chromium', asy
     await page.getByLabel('Voicemail message').fill('Please call us back.');
     await page.getByLabel(/^Pricing FAQ/).check();
     await page.getByLabel('Webhook URL').fill(`${receiverOrigin}/hooks`);
+    await page.getByLabel('Metadata (JSON)').fill('{"team": "support"');
+    await page.locator('.field-error').filter({ hasText: /^Not valid JSON/ }).waitFor();
+    await page.getByLabel('Metadata (JSON)').fill('{"team": "support"}');
 
     // A function whose schema is not JSON yet: the error shows as it is typed, and blocks the save.
     await page.getByRole('button', { name: 'Add function' }).click();
@@ -178,7 +182,7 @@ describe('the agent editor, its test panel and the calls pages in Chromium', asy
     expectEveryField(await readAgent());
   });
 
-  it('detaches the knowledge base and narrows the events again', async () => {
+  it('detaches the knowledge base, narrows the events again, and sends a test event', async () => {
     await page.getByLabel(/^Pricing FAQ/).uncheck();
     await page.getByLabel('call.completed').check();
     await page.getByRole('button', { name: 'Save agent' }).click();
@@ -187,6 +191,13 @@ describe('the agent editor, its test panel and the calls pages in Chromium', asy
     await page.getByLabel('call.completed').uncheck();
     await page.getByRole('button', { name: 'Save agent' }).click();
     await until(readAgent, (a) => a.webhook_events.length === 0, 'every event again');
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByText(/^Test event queued \(evt_/).waitFor();
+    const tested = async () => {
+      while ((await webhooks.runDueOnce()) > 0);
+      return hooks.some((hook) => (hook.type ?? hook.event) === 'webhook.test');
+    };
+    await until(tested, Boolean, 'the test event delivered');
     await checkPage(page, 'agent-editor');
   });
 

@@ -1,11 +1,12 @@
 import type { Agent, AgentUpdate } from '../../../../sdks/typescript/src/index.ts';
 import { type ExtractionDraft, extractionDraftOf, extractionFieldsOf } from './agent/extraction-draft.ts';
 import { type FunctionDraft, functionDraftOf, functionsOf } from './agent/function-draft.ts';
+import { parseArguments } from './agent/json-text.ts';
 
 // The agent editor's form state: the API's agent as strings the inputs hold, and back to the
 // PATCH body (numbers parsed, one end-call phrase per line, an empty first message, transfer
-// number or webhook URL as null, functions' JSON Schemas parsed). Plain functions, unit-tested on
-// Node (test/dashboard/client-logic.test.ts, test/dashboard/agent-logic.test.ts).
+// number or webhook URL as null, functions' JSON Schemas and the metadata parsed). Plain
+// functions, unit-tested on Node (test/dashboard/client-logic.test.ts, test/dashboard/agent-logic.test.ts).
 
 export type Language = NonNullable<AgentUpdate['language']>;
 export type AgentEvent = NonNullable<AgentUpdate['webhook_events']>[number];
@@ -37,6 +38,8 @@ export interface AgentDraft {
   extraction_fields: ExtractionDraft[];
   webhook_url: string;
   webhook_events: string[];
+  /** Free-form JSON object. */
+  metadata: string;
 }
 
 export function draftOf(agent: Agent): AgentDraft {
@@ -63,6 +66,7 @@ export function draftOf(agent: Agent): AgentDraft {
     extraction_fields: agent.extraction_fields.map(extractionDraftOf),
     webhook_url: agent.webhook_url ?? '',
     webhook_events: [...agent.webhook_events],
+    metadata: JSON.stringify(agent.metadata, null, 2),
   };
 }
 
@@ -97,6 +101,8 @@ export function updateOf(draft: AgentDraft): { body: AgentUpdate; errors: DraftE
   const errors: DraftErrors = {};
   const { temperature, ...whole } = numbersOf(draft, errors);
   if (draft.voicemail_action === 'leave_message' && draft.voicemail_message.trim() === '') errors.voicemail_message = 'Write the message the agent leaves';
+  const metadata = parseArguments(draft.metadata);
+  if (metadata.error) errors.metadata = metadata.error;
   const body: AgentUpdate = {
     name: draft.name.trim(),
     prompt: draft.prompt,
@@ -117,11 +123,12 @@ export function updateOf(draft: AgentDraft): { body: AgentUpdate; errors: DraftE
     extraction_fields: extractionFieldsOf(draft.extraction_fields, errors),
     webhook_url: orNull(draft.webhook_url),
     webhook_events: draft.webhook_events as AgentEvent[],
+    metadata: metadata.value ?? {},
   };
   return { body, errors };
 }
 
-const TOP_LEVEL = new Set<string>(['name', 'prompt', 'first_message', 'language', 'voice', 'llm_provider', 'llm_model', 'llm_temperature', 'end_call_phrases', 'max_duration_seconds', 'silence_timeout_seconds', 'turn_end_silence_ms', 'barge_in_min_ms', 'interruptible', 'transfer_number', 'voicemail_action', 'voicemail_message', 'knowledge_base_ids', 'functions', 'extraction_fields', 'webhook_url', 'webhook_events']);
+const TOP_LEVEL = new Set<string>(['name', 'prompt', 'first_message', 'language', 'voice', 'llm_provider', 'llm_model', 'llm_temperature', 'end_call_phrases', 'max_duration_seconds', 'silence_timeout_seconds', 'turn_end_silence_ms', 'barge_in_min_ms', 'interruptible', 'transfer_number', 'voicemail_action', 'voicemail_message', 'knowledge_base_ids', 'functions', 'extraction_fields', 'webhook_url', 'webhook_events', 'metadata']);
 
 /** The API's field paths (`llm.temperature`, `functions.0.url`) as the draft's error paths. */
 export function draftField(path: string): string | undefined {
@@ -130,6 +137,7 @@ export function draftField(path: string): string | undefined {
   const name = path
     .replace(/^(llm|voicemail)\./, '$1_')
     .replace(/^voicemail$/, 'voicemail_action')
+    .replace(/^metadata\..*$/, 'metadata')
     .replace(/\.\d+$/, '');
   return TOP_LEVEL.has(name) ? name : undefined;
 }

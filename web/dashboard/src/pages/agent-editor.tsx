@@ -68,7 +68,7 @@ function Editor({ agent }: { agent: Agent }) {
       <KnowledgeSection {...sections} />
       <FunctionsSection {...sections} agentId={agent.id} saved={agent.functions} />
       <ExtractionSection {...sections} />
-      <WebhookSection {...sections} />
+      <WebhookSection {...sections} agentId={agent.id} savedUrl={agent.webhook_url} />
       <FormError message={failure?.message ?? (problems > 0 ? `Fix the ${problems === 1 ? 'field' : `${problems} fields`} marked above, then save.` : undefined)} />
       <div className="actions">
         <Button type="submit" isDisabled={save.isPending}>
