@@ -282,7 +282,14 @@ describe('the agent editor, its test panel and the calls pages in Chromium', asy
     await page.getByRole('cell', { name: 'Hello, Acme support.' }).waitFor({ timeout: 30_000 });
     assert.equal((await api('GET', `/v1/calls/${call.id}`)).status, 'in_progress', 'still live');
     await checkPage(page, 'call-live');
+    // Confirmed first: kept on "Keep the call", ended on "Hang up now".
     await page.getByRole('button', { name: 'Hang up' }).click();
+    const confirm = page.getByRole('alertdialog', { name: 'Hang up this call?' });
+    await confirm.getByRole('button', { name: 'Keep the call' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    assert.equal((await api('GET', `/v1/calls/${call.id}`)).status, 'in_progress', 'kept');
+    await page.getByRole('button', { name: 'Hang up' }).click();
+    await confirm.getByRole('button', { name: 'Hang up now' }).click();
     await page.locator('[data-field="Status"]').filter({ hasText: 'completed' }).waitFor();
     await page.locator('[data-field="Ended because"]').filter({ hasText: 'api hangup' }).waitFor();
     const ended = await api('GET', `/v1/calls/${call.id}`);
@@ -301,6 +308,7 @@ describe('the agent editor, its test panel and the calls pages in Chromium', asy
     await page.locator('[data-field="Status"]').filter({ hasText: 'transferred' }).waitFor();
     const transferred = await until(() => api('GET', `/v1/calls/${call.id}`), (c) => c.status === 'transferred', 'the transfer');
     assert.equal(transferred.transferred_to, '+15550100999');
+    await page.locator('[data-field="Transferred to"]').filter({ hasText: '+15550100999' }).waitFor();
   });
 
   it('pages beyond 50 calls: the second page holds the oldest', async () => {

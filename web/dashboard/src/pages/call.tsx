@@ -56,6 +56,8 @@ function Summary({ call }: { call: Call }) {
     ['Ended', dateTime(call.ended_at)],
     ['Billed duration', `${call.duration_seconds} s`],
     ['Cost', usd(call.cost_usd)],
+    ['Transferred to', call.transferred_to ?? '—'],
+    ['Error', call.error ? `${label(call.error.code)}: ${call.error.message}` : '—'],
     ['Latency (p50 / p95)', call.latency ? `${call.latency.p50_ms ?? '—'} ms / ${call.latency.p95_ms ?? '—'} ms over ${call.latency.turns} turns` : '—'],
   ];
   return (
