@@ -232,8 +232,10 @@ describe('the agent editor, its test panel and the calls pages in Chromium', asy
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await log.locator('li.chat-agent').first().waitFor();
     assert.ok(((await log.locator('li.chat-agent').first().textContent()) ?? '').length > 'Agent: '.length, 'a reply');
-    await page.getByLabel('Message to the agent').fill('Can I speak to a human please?');
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    // By keyboard: Enter in the message field sends it.
+    await page.getByLabel('Message to the agent').focus();
+    await page.keyboard.type('Can I speak to a human please?');
+    await page.keyboard.press('Enter');
     await log.getByText('Transferred the call to +15550100300').waitFor();
     await page.getByText('The agent ended the conversation.').waitFor();
     assert.equal(await log.locator('li').count(), 4);
@@ -282,10 +284,13 @@ describe('the agent editor, its test panel and the calls pages in Chromium', asy
     await page.getByRole('cell', { name: 'Hello, Acme support.' }).waitFor({ timeout: 30_000 });
     assert.equal((await api('GET', `/v1/calls/${call.id}`)).status, 'in_progress', 'still live');
     await checkPage(page, 'call-live');
-    // Confirmed first: kept on "Keep the call", ended on "Hang up now".
+    // Confirmed first: kept on "Keep the call" or Escape, ended on "Hang up now".
     await page.getByRole('button', { name: 'Hang up' }).click();
     const confirm = page.getByRole('alertdialog', { name: 'Hang up this call?' });
     await confirm.getByRole('button', { name: 'Keep the call' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Hang up' }).click();
+    await page.keyboard.press('Escape');
     await confirm.waitFor({ state: 'detached' });
     assert.equal((await api('GET', `/v1/calls/${call.id}`)).status, 'in_progress', 'kept');
     await page.getByRole('button', { name: 'Hang up' }).click();
