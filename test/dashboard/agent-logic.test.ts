@@ -6,7 +6,7 @@ import { callerScriptOf } from '../../web/dashboard/src/pages/agent/caller-scrip
 import { describeAction } from '../../web/dashboard/src/pages/agent/chat-actions.ts';
 import { extractionFieldsOf, newExtractionDraft, valuesOf } from '../../web/dashboard/src/pages/agent/extraction-draft.ts';
 import { checkSchema, exampleArguments, functionDraftOf, functionsOf, newFunctionDraft } from '../../web/dashboard/src/pages/agent/function-draft.ts';
-import { parseArguments } from '../../web/dashboard/src/pages/agent/json-text.ts';
+import { parseArguments, variablesOf } from '../../web/dashboard/src/pages/agent/json-text.ts';
 import { controlsOf, hasEnded, settling } from '../../web/dashboard/src/pages/call/call-status.ts';
 import { callIdOfPayload, candidatesFor } from '../../web/dashboard/src/pages/call/delivery-match.ts';
 import { transcriptFromEvents } from '../../web/dashboard/src/pages/call/live-transcript.ts';
@@ -109,6 +109,13 @@ describe('function schemas', () => {
     assert.deepEqual(parseArguments('{"a": 1}'), { value: { a: 1 } });
     assert.match(String(parseArguments('[1]').error), /JSON object/);
     assert.match(String(parseArguments('{a}').error), /^Not valid JSON/);
+  });
+
+  it('reads test variables as strings, refusing nested values', () => {
+    assert.deepEqual(variablesOf('{"customer": "Ada", "vip": true, "n": 2}'), { value: { customer: 'Ada', vip: 'true', n: '2' } });
+    assert.deepEqual(variablesOf(''), { value: {} });
+    assert.match(String(variablesOf('{"a": {"b": 1}}').error), /"a" must be a string/);
+    assert.match(String(variablesOf('{"a"').error), /^Not valid JSON/);
   });
 });
 

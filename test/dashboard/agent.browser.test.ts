@@ -245,15 +245,20 @@ describe('the agent editor, its test panel and the calls pages in Chromium', asy
 
   it('places a sandbox call from the panel: its transcript appears, its webhook events are listed on its page', async () => {
     await page.getByLabel('Caller script').fill('Hi, what are your opening hours?\nThanks, goodbye!');
+    await page.getByLabel('Variables (JSON)').fill('{"customer": "Ada"');
+    await page.locator('.field-error').filter({ hasText: /^Not valid JSON/ }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Place sandbox call' }).isDisabled(), true, 'nothing placed with broken variables');
+    await page.getByLabel('Variables (JSON)').fill('{"customer": "Ada", "vip": true}');
     await page.getByRole('button', { name: 'Place sandbox call' }).click();
     const panel = page.getByRole('region', { name: 'Sandbox call' });
     await panel.getByText('completed', { exact: true }).waitFor({ timeout: 60_000 });
     await panel.getByRole('cell', { name: 'Hi, what are your opening hours?' }).waitFor();
     await panel.getByRole('cell', { name: 'Hello, Acme support.' }).waitFor();
     await checkPage(page, 'agent-test-panel');
-    const calls = (await api('GET', `/v1/calls?agent_id=${agent.id}`)).data as Array<{ id: string; status: string; transcript: Array<{ text: string }> }>;
+    const calls = (await api('GET', `/v1/calls?agent_id=${agent.id}`)).data as Array<{ id: string; status: string; variables: object; transcript: Array<{ text: string }> }>;
     assert.equal(calls.length, 1);
     assert.equal(calls[0].status, 'completed');
+    assert.deepEqual(calls[0].variables, { customer: 'Ada', vip: 'true' });
     assert.ok(calls[0].transcript.some((line) => line.text === 'Hi, what are your opening hours?'));
 
     await panel.getByRole('link', { name: 'Open the call' }).click();

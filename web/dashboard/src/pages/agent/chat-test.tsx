@@ -16,13 +16,14 @@ interface Message {
   actions: string[];
 }
 
-export function ChatTest({ agentId }: { agentId: string }) {
+/** `variables` undefined: the panel's variables are not valid JSON yet (nothing is sent). */
+export function ChatTest({ agentId, variables }: { agentId: string; variables: Record<string, string> | undefined }) {
   const { api } = useWorkspace();
   const [messages, setMessages] = useState<Message[]>([]);
   const [conversation, setConversation] = useState<ChatReply>();
   const [text, setText] = useState('');
   const send = useMutation({
-    mutationFn: (message: string) => api.agents.chat(agentId, { message, ...(conversation ? { conversation_id: conversation.conversation_id } : {}) }),
+    mutationFn: (message: string) => api.agents.chat(agentId, { message, variables, ...(conversation ? { conversation_id: conversation.conversation_id } : {}) }),
     onSuccess: (reply) => {
       setConversation(reply);
       setMessages((list) => [...list, { id: list.length, from: 'agent', text: reply.reply, actions: reply.actions.map(describeAction) }]);
@@ -30,7 +31,7 @@ export function ChatTest({ agentId }: { agentId: string }) {
   });
   const submit = () => {
     const message = text.trim();
-    if (message === '' || send.isPending) return;
+    if (message === '' || send.isPending || !variables) return;
     setMessages((list) => [...list, { id: list.length, from: 'you', text: message, actions: [] }]);
     setText('');
     send.mutate(message);
@@ -59,7 +60,7 @@ export function ChatTest({ agentId }: { agentId: string }) {
       {conversation?.ended ? <p role="status">The agent ended the conversation.</p> : null}
       <Form label="Chat with the agent" className="form inline" onSubmit={submit}>
         <Field label="Message to the agent" name="chat_message" value={text} onChange={setText} />
-        <Button type="submit" isDisabled={send.isPending || text.trim() === '' || conversation?.ended === true}>
+        <Button type="submit" isDisabled={send.isPending || text.trim() === '' || conversation?.ended === true || !variables}>
           {send.isPending ? 'Sending…' : 'Send'}
         </Button>
         <Button variant="secondary" onPress={restart} isDisabled={messages.length === 0}>

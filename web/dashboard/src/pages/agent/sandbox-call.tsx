@@ -38,20 +38,20 @@ function LiveCall({ id }: { id: string }) {
   );
 }
 
-export function SandboxCall({ agentId }: { agentId: string }) {
+export function SandboxCall({ agentId, variables }: { agentId: string; variables: Record<string, string> | undefined }) {
   const { api } = useWorkspace();
   const [to, setTo] = useState('+15550100200');
   const [script, setScript] = useState(DEFAULT_SCRIPT);
-  const place = useMutation({ mutationFn: () => api.calls.create({ agent_id: agentId, to: to.trim(), simulation: { caller_script: callerScriptOf(script) } }) });
+  const place = useMutation({ mutationFn: () => api.calls.create({ agent_id: agentId, to: to.trim(), variables, simulation: { caller_script: callerScriptOf(script) } }) });
   const failure = place.error ? describeError(place.error) : undefined;
   return (
     <section aria-labelledby="sandbox-heading" className="test-part">
       <h3 id="sandbox-heading">Sandbox call</h3>
-      <Form label="Sandbox call" onSubmit={() => place.mutate()}>
+      <Form label="Sandbox call" onSubmit={() => variables && place.mutate()}>
         <Field label="Number to call" name="sandbox_to" type="tel" value={to} onChange={setTo} error={failure?.fields.to} description="Any +1555… number answers; +15550100101 is busy, +15550100104 asks for a human, +15550100105 is voicemail." />
         <Field label="Caller script" name="caller_script" multiline rows={4} value={script} onChange={setScript} error={failure?.fields['simulation.caller_script']} description="What the simulated caller says, one line per turn; “[1500] Wait!” interrupts the agent 1.5 s into its turn." />
         <div className="actions">
-          <Button type="submit" isDisabled={place.isPending}>
+          <Button type="submit" isDisabled={place.isPending || !variables}>
             {place.isPending ? 'Placing…' : 'Place sandbox call'}
           </Button>
         </div>
