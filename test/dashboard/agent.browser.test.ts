@@ -180,6 +180,7 @@ describe('the agent editor, its test panel and the calls pages in Chromium', asy
     await heading(page, 'Support line (EU)');
 
     expectEveryField(await readAgent());
+    assert.equal(await page.getByLabel('Transfer number').inputValue(), '+15550100300', 'shown as saved (E.164)');
   });
 
   it('detaches the knowledge base, narrows the events again, and sends a test event', async () => {

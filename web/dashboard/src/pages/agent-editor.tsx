@@ -45,6 +45,8 @@ function Editor({ agent }: { agent: Agent }) {
   const save = useMutation({
     mutationFn: (body: ReturnType<typeof updateOf>['body']) => api.agents.update(agent.id, body),
     onSuccess: (saved) => {
+      // The platform writes the transfer number in E.164: show it as saved.
+      setDraft((d) => ({ ...d, transfer_number: saved.transfer_number ?? '' }));
       queryClient.setQueryData(agentKey, saved);
       void queryClient.invalidateQueries({ queryKey: agentKey.slice(0, 1).concat('agents') });
     },
