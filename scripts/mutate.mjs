@@ -3,12 +3,14 @@
 // per scoped folder, each against the test files that cover it (FOLDERS below). Not part of CI nor
 // of `npm test`; see docs/testing.md "Mutation testing". `npm run mutate -- outbound auth` runs two
 // folders; no argument runs them all, smallest first (hours). MUTATE_FOLDERS=outbound,auth works too.
+// Each run's results are kept in test/mutation/ (committed): a later run redoes only what changed.
 //
-// The node:test runner has no Stryker plugin, so this uses the command runner: every mutant runs
-// the folder's whole command (no per-test coverage), hence small per-folder test lists. The
-// `typescript` checker is not used: it drives the TypeScript JS API, which TypeScript 7 (ours, a
-// native binary) no longer ships. `npm run mutate` itself runs under `nice -n 19`, one mutant at
-// a time (MUTATE_CONCURRENCY=2 for two): a background job on a machine shared with CI.
+// Stryker's tap runner runs each test file as its own `node --import tsx <file>` (node:test writes
+// TAP) and records which mutants each file reaches: a mutant then runs only the files that reach
+// it, stopping at the first that fails. The `typescript` checker is not used: it drives the
+// TypeScript JS API, which TypeScript 7 (ours, a native binary) no longer ships. `npm run mutate`
+// itself runs under `nice -n 19`, one mutant at a time (MUTATE_CONCURRENCY=2 for two): a
+// background job on a machine shared with CI.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,9 +20,9 @@ import { Stryker } from '@stryker-mutator/core';
 const root = path.resolve(import.meta.dirname, '..');
 
 /**
- * Scoped folder → the test files run for each of its mutants, in the order `npm run mutate` runs
- * them. A name with a `/` is a quicker part of a folder (`only`: the files mutated) with the unit
- * tests of its rule: on a loaded 2-core machine an HTTP test file costs 20–60 s per mutant.
+ * Scoped folder → the test files that may kill its mutants, cheapest first (a mutant runs the
+ * files that reach it in this order and stops at the first failure). A name with a `/` is a
+ * quicker part of a folder (`only`: the files mutated) with the unit tests of its rule.
  */
 const FOLDERS = {
   // test/ssrf-url-fields.test.ts (every URL field over HTTP) takes 30 s a run: left out.
@@ -66,6 +68,11 @@ const FOLDERS = {
       'src/runtime/audio/audio.test.ts',
       'src/runtime/call-session.test.ts',
       'src/runtime/call-session-rules.test.ts',
+      // The runtime's code that only real transports reach (codecs, the media writer, Twilio frames).
+      'src/modules/voice/media-socket.test.ts',
+      'src/modules/voice/media-writer.test.ts',
+      'src/modules/telephony/twilio.test.ts',
+      'src/modules/calls/calls.test.ts',
     ],
   },
   calls: {
@@ -122,7 +129,6 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     process.exit(130);
   });
 }
-process.env.TEST_CONCURRENCY ??= '1';
 
 const summary = [];
 try {
@@ -131,9 +137,14 @@ try {
     const report = name.replace('/', '-');
     console.log(`\n=== mutate ${name}: ${dir} (${tests.length} test files)`);
     const stryker = new Stryker({
-      testRunner: 'command',
-      commandRunner: { command: `node scripts/run-tests.mjs ${tests.join(' ')}` },
-      coverageAnalysis: 'off',
+      testRunner: 'tap',
+      tap: {
+        testFiles: tests,
+        // As scripts/run-tests.mjs runs a file, plus Stryker's hook that reports what the file reached.
+        nodeArgs: ['--import', 'tsx', '--no-warnings=ExperimentalWarning', '--test-reporter=tap', '-r', '{{hookFile}}', '{{testFile}}'],
+        forceBail: true,
+      },
+      coverageAnalysis: 'perTest',
       mutate: [...(only ? only.map((file) => `${dir}/${file}`) : [`${dir}/**/*.ts`]), ...NOT_MUTATED.map((glob) => `!${glob}`)],
       concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 1),
       // The machine is shared: a slow run under load must not be counted as a timeout.
@@ -149,6 +160,10 @@ try {
       htmlReporter: { fileName: `reports/mutation/${report}.html` },
       jsonReporter: { fileName: `reports/mutation/${report}.json` },
       cleanTempDir: true,
+      // Kept in git: the next run (another session, another machine) reruns only the mutants whose
+      // code or covering test files changed, so a folder's score builds up over several runs.
+      incremental: process.env.MUTATE_INCREMENTAL !== '0',
+      incrementalFile: `test/mutation/${report}.incremental.json`,
     });
     const results = await stryker.runMutationTest();
     const count = (...statuses) => results.filter((r) => statuses.includes(r.status)).length;

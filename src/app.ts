@@ -132,7 +132,11 @@ export async function buildApp(
     done();
   });
   registerValidation(app);
-  const dashboard = createDashboard();
+  const { stripe } = config;
+  const dashboard = createDashboard({
+    paymentsProvider: config.paymentsProvider,
+    stripe: config.paymentsProvider === 'stripe' && stripe.publishableKey ? { publishableKey: stripe.publishableKey, jsUrl: stripe.jsUrl, apiBaseUrl: stripe.apiBaseUrl } : undefined,
+  });
   registerErrorHandling(app, { publicBaseUrl: config.publicBaseUrl, notFoundFallback: dashboard.pageFallback });
   registerErrorDocs(app);
   registerInputGuard(app);

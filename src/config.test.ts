@@ -62,7 +62,15 @@ describe('config', () => {
       assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.variable === missing);
     }
     const config = loadConfig({ PAYMENTS_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_1', STRIPE_WEBHOOK_SECRET: 'whsec_1', STRIPE_API_BASE_URL: 'http://127.0.0.1:12111' });
-    assert.deepEqual(config.stripe, { secretKey: 'sk_test_1', webhookSecret: 'whsec_1', apiBaseUrl: 'http://127.0.0.1:12111' });
+    assert.deepEqual(config.stripe, { secretKey: 'sk_test_1', webhookSecret: 'whsec_1', apiBaseUrl: 'http://127.0.0.1:12111', publishableKey: undefined, jsUrl: 'https://js.stripe.com/v3/' });
+  });
+
+  it("the dashboard's Stripe.js: STRIPE_PUBLISHABLE_KEY must be a pk_ key, STRIPE_JS_URL an http(s) URL", () => {
+    const config = loadConfig({ STRIPE_PUBLISHABLE_KEY: 'pk_test_abc123', STRIPE_JS_URL: 'http://127.0.0.1:12111/v3/' });
+    assert.deepEqual([config.stripe.publishableKey, config.stripe.jsUrl], ['pk_test_abc123', 'http://127.0.0.1:12111/v3/']);
+    for (const [variable, value] of [['STRIPE_PUBLISHABLE_KEY', 'sk_test_abc123'], ['STRIPE_JS_URL', 'javascript:alert(1)']]) {
+      assert.throws(() => loadConfig({ [variable]: value }), (error: unknown) => error instanceof ConfigError && error.variable === variable);
+    }
   });
 
   it('TELEPHONY_PROVIDER=twilio needs the account SID and auth token', () => {

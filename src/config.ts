@@ -75,6 +75,12 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+function publishableKey(env: Env): string | undefined {
+  const key = optional(env, 'STRIPE_PUBLISHABLE_KEY');
+  if (key !== undefined && !/^pk_(test|live)_[A-Za-z0-9_]+$/.test(key)) throw new ConfigError('STRIPE_PUBLISHABLE_KEY', 'expected a Stripe publishable key (pk_test_… or pk_live_…)');
+  return key;
+}
+
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** Parses a retry schedule such as `0,1m,5m` or `1s,2s` into millisecond offsets from the first attempt. */
@@ -244,6 +250,10 @@ export function loadConfig(env: Env = process.env) {
       webhookSecret: optional(env, 'STRIPE_WEBHOOK_SECRET'),
       /** The REST root (a local fake in tests). */
       apiBaseUrl: url(env, 'STRIPE_API_BASE_URL', ['http:', 'https:']),
+      /** The publishable key (`pk_…`) the dashboard's Stripe.js confirms top-ups with. */
+      publishableKey: publishableKey(env),
+      /** Where the dashboard loads Stripe.js from (a local fake in tests); its origin is allowed by the dashboard's CSP. */
+      jsUrl: url(env, 'STRIPE_JS_URL', ['http:', 'https:']) ?? 'https://js.stripe.com/v3/',
     },
     llm: {
       baseUrl: url(env, 'LLM_BASE_URL', ['http:', 'https:']),

@@ -1538,7 +1538,8 @@ type Pricing struct {
 
 type TopUpWalletParams struct {
 	AmountUSD float64 `json:"amount_usd"`
-	// Sandbox: pm_card_visa (default) succeeds, pm_card_declined fails
+	// Sandbox: pm_card_visa (default) succeeds, pm_card_declined fails. Stripe: charged at once;
+	// without it the payment is pending with a client_secret to confirm with Stripe.js
 	PaymentMethod *string `json:"payment_method,omitempty"`
 }
 
@@ -1557,6 +1558,10 @@ type Payment struct {
 	FailureReason *string    `json:"failure_reason"`
 	CreatedAt     time.Time  `json:"created_at"`
 	SettledAt     *time.Time `json:"settled_at"`
+	// Stripe, only in the answer of a top-up without payment_method: the PaymentIntent's client
+	// secret, to confirm it in the customer's browser with Stripe.js (stripe.confirmPayment). Never
+	// stored by the platform; null everywhere else
+	ClientSecret *string `json:"client_secret"`
 }
 
 type ListPaymentsQuery struct {
@@ -1574,7 +1579,8 @@ type PaymentList struct {
 
 type PaymentsWebhookResponse struct {
 	Received bool `json:"received"`
-	// applied, duplicate, unknown_payment or ignored
+	// applied, duplicate, unknown_payment or ignored (an event type that settles nothing, or a card
+	// declined while the customer confirms in the browser: they may try another)
 	Result string `json:"result"`
 }
 

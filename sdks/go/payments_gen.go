@@ -13,7 +13,7 @@ type PaymentsService struct {
 	c *core
 }
 
-// TopUp: Top up the wallet (owner or admin; Idempotency-Key makes a retry charge once). Sandbox: settled at once; Stripe: pending until its webhook (POST /v1/payments/topup).
+// TopUp: Top up the wallet (owner or admin; Idempotency-Key makes a retry charge once). Sandbox: settled at once; Stripe: pending until its webhook (without payment_method: with a client_secret to confirm with Stripe.js) (POST /v1/payments/topup).
 func (s *PaymentsService) TopUp(ctx context.Context, params TopUpWalletParams, opts ...RequestOption) (*TopUpWalletResponse, error) {
 	return call[TopUpWalletResponse](ctx, s.c, &request{op: "topUpWallet", method: "POST", path: "/v1/payments/topup", body: params, bodyKind: "json"}, opts)
 }

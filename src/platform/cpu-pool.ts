@@ -1,7 +1,6 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
-import { createThreadGroup, givenUp, type ThreadGroup } from './cpu-thread-group.ts';
-import { AppError } from './errors.ts';
+import { cpuUnavailable, createThreadGroup, givenUp, type ThreadGroup } from './cpu-thread-group.ts';
 
 // The app's pool of worker threads for CPU-heavy work: speech synthesis, MP3 encoding, document
 // text extraction, chunking. JavaScript that runs for hundreds of milliseconds on the main thread
@@ -127,9 +126,9 @@ const QUEUE_PER_THREAD = 8;
 /** The background threads' nice increment: the lowest priority there is. */
 const BACKGROUND_NICE = 19;
 
-const busy = () => new AppError('service_unavailable', 'the server is busy with other CPU-heavy requests; retry shortly', { headers: { 'retry-after': '1' } });
-const closing = () => new AppError('service_unavailable', 'the server is shutting down (its CPU pool closed before the task started); retry shortly', { headers: { 'retry-after': '1' } });
-const stopped = () => new AppError('service_unavailable', 'the server is shutting down (its CPU pool stopped the background task); retry shortly', { headers: { 'retry-after': '1' } });
+const busy = () => cpuUnavailable('the server is busy with other CPU-heavy requests');
+const closing = () => cpuUnavailable('the server is shutting down (its CPU pool closed before the task started)');
+const stopped = () => cpuUnavailable('the server is shutting down (its CPU pool stopped the background task)');
 
 export function createCpuPool(options: CpuPoolOptions = {}): CpuPool {
   const threads = Math.max(1, options.threads ?? DEFAULT_CPU_THREADS);

@@ -7,7 +7,9 @@ import { AppError } from './errors.ts';
 // task's running time. A group with nothing to do may also take a task waiting in another group
 // (`lend`): the pool lets its main threads run background work when no live call needs them.
 
-export const givenUp = () => new AppError('service_unavailable', 'the CPU task was given up (its caller is stopping); retry shortly', { headers: { 'retry-after': '1' } });
+/** The 503 a CPU task is refused or stopped with, saying why; the client may retry a second later. */
+export const cpuUnavailable = (why: string) => new AppError('service_unavailable', `${why}; retry shortly`, { headers: { 'retry-after': '1' } });
+export const givenUp = () => cpuUnavailable('the CPU task was given up (its caller is stopping)');
 
 interface Waiter {
   /** The task may start, on a thread of `on`. */

@@ -86,6 +86,29 @@ describe('serving the dashboard', () => {
     assert.equal((await t.request({ method: 'GET', url: '/assets/missing.js', headers: html })).statusCode, 404);
   });
 
+  it("in Stripe mode lets Stripe.js run (script, frames, its API) and tells the page its settings", async () => {
+    const app = Fastify();
+    const stripe = { publishableKey: 'pk_test_abc', jsUrl: 'https://js.stripe.com/v3/' };
+    await app.register(createDashboard({ paymentsProvider: 'stripe', stripe }).routes);
+    const page = await app.inject({ method: 'GET', url: '/' });
+    const csp = String(page.headers['content-security-policy']);
+    assert.match(csp, /script-src 'self' https:\/\/js\.stripe\.com https:\/\/\*\.js\.stripe\.com;/);
+    assert.match(csp, /connect-src 'self' https:\/\/api\.stripe\.com;/);
+    assert.match(csp, /frame-src https:\/\/js\.stripe\.com https:\/\/\*\.js\.stripe\.com https:\/\/hooks\.stripe\.com;/);
+    const config = await app.inject({ method: 'GET', url: '/dashboard-config.json' });
+    assert.deepEqual(config.json(), { payments_provider: 'stripe', stripe: { publishable_key: 'pk_test_abc', js_url: 'https://js.stripe.com/v3/' } });
+    await app.close();
+    // Sandbox (the test app): no third-party origin anywhere, and no Stripe settings.
+    assert.doesNotMatch(DASHBOARD_CSP, /stripe|frame-src/);
+    assert.deepEqual((await t.request({ method: 'GET', url: '/dashboard-config.json' })).json(), { payments_provider: 'sandbox', stripe: null });
+    // Stripe without a publishable key: the page is told it cannot take cards; the CSP stays strict.
+    const keyless = Fastify();
+    await keyless.register(createDashboard({ paymentsProvider: 'stripe' }).routes);
+    assert.deepEqual((await keyless.inject({ method: 'GET', url: '/dashboard-config.json' })).json(), { payments_provider: 'stripe', stripe: null });
+    assert.equal((await keyless.inject({ method: 'GET', url: '/' })).headers['content-security-policy'], DASHBOARD_CSP);
+    await keyless.close();
+  });
+
   it('says how to build it when the build is missing', async () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-no-dashboard-'));
     const app = Fastify();

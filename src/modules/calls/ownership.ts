@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { BlobStore } from '../../platform/blobs/port.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Database } from '../../platform/db/schema.ts';
+import { BLOCK_SAMPLES } from '../../runtime/audio/recorder.ts';
 import { loadCallAgent } from '../agents/call-agent.ts';
 import { findLostCalls } from './dialer-sql.ts';
 import type { CallJournal } from './journal.ts';
@@ -9,7 +10,6 @@ import { deleteRawBlock, savedRawSamples } from './raw-tracks.ts';
 import type { CallRunner } from './runner.ts';
 import type { CallRow } from './repo.ts';
 import type { CallControl } from './tables.ts';
-import { BLOCK_SAMPLES } from '../../runtime/audio/recorder.ts';
 
 // Ownership of live calls: this process renews the leases of the calls it runs (and applies the
 // hang-ups and transfers other instances asked for on them), and ends, as any worker may, the

@@ -15,7 +15,8 @@ const t = await buildTestApp();
 
 const STRIPE_SECRET = 'sk_test_platform_0123456789';
 const WEBHOOK_SECRET = 'whsec_platform_test_0123456789';
-const stripe = await startFakeStripe({ secretKey: STRIPE_SECRET, webhookSecret: WEBHOOK_SECRET });
+const PUBLISHABLE_KEY = 'pk_test_platform_0123456789';
+const stripe = await startFakeStripe({ secretKey: STRIPE_SECRET, webhookSecret: WEBHOOK_SECRET, publishableKey: PUBLISHABLE_KEY });
 after(() => stripe.close());
 const onStripe = await buildTestApp({ env: { PAYMENTS_PROVIDER: 'stripe', STRIPE_SECRET_KEY: STRIPE_SECRET, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_BASE_URL: stripe.baseUrl } });
 await onStripe.app.listen({ port: 0, host: '127.0.0.1' });
@@ -232,6 +233,64 @@ describe('payments on Stripe', () => {
     assert.ok(succeeded);
     await stripe.deliver(webhookUrl, succeeded);
     assert.equal(await balanceOf(onStripe, user), 18);
+  });
+
+  it('without payment_method: 201 pending with the client secret (not stored, not listed); confirmed in the browser, the webhook credits it', async () => {
+    const user = await withTenantWebhook(onStripe);
+    const res = await onStripe.request({ method: 'POST', url: '/v1/payments/topup', ...as(user), headers: { 'idempotency-key': 'browser-topup-1' }, payload: { amount_usd: 25 } });
+    assert.equal(res.statusCode, 201, res.body);
+    const payment = res.json();
+    assert.deepEqual([payment.status, payment.provider, payment.payment_method], ['pending', 'stripe', null]);
+    const intent = stripe.paymentIntents().find((pi) => pi.metadata.payment_id === payment.id);
+    assert.ok(intent);
+    assert.equal(payment.client_secret, intent.client_secret);
+    assert.equal(intent.status, 'requires_payment_method');
+    const replay = await onStripe.request({ method: 'POST', url: '/v1/payments/topup', ...as(user), headers: { 'idempotency-key': 'browser-topup-1' }, payload: { amount_usd: 25 } });
+    assert.equal(replay.json().client_secret, intent.client_secret, 'a retried request answers the same secret');
+    assert.equal(stripe.paymentIntents().filter((pi) => pi.metadata.payment_id === payment.id).length, 1);
+    assert.equal((await onStripe.request({ method: 'GET', url: `/v1/payments/${payment.id}`, ...as(user) })).json().client_secret, null);
+    assert.equal((await onStripe.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data[0].client_secret, null);
+    const stored = await onStripe.platform.db.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
+    assert.ok(!JSON.stringify(stored).includes(intent.client_secret), 'the client secret is not in the payment row');
+    assert.equal(await balanceOf(onStripe, user), 10, 'nothing credited before the customer confirms');
+
+    // Stripe.js in the customer's browser: the publishable key and the client secret.
+    const confirmWith = async (paymentMethod: string) => {
+      const response = await fetch(`${stripe.baseUrl}/v1/payment_intents/${intent.id}/confirm`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${PUBLISHABLE_KEY}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_secret: payment.client_secret, payment_method: paymentMethod }),
+      });
+      return (await response.json()) as { status?: string; error?: { code: string } };
+    };
+    // A declined card first: Stripe's payment_failed event leaves the payment pending for another card.
+    assert.equal((await confirmWith('pm_card_chargeDeclined')).error?.code, 'card_declined');
+    const declined = stripe.events().find((e) => e.type === 'payment_intent.payment_failed' && e.data.object.id === intent.id);
+    assert.ok(declined);
+    assert.equal(JSON.parse((await stripe.deliver(webhookUrl, declined))[0].body).result, 'ignored');
+    assert.equal((await onStripe.request({ method: 'GET', url: `/v1/payments/${payment.id}`, ...as(user) })).json().status, 'pending');
+    assert.equal((await confirmWith('pm_card_visa')).status, 'succeeded');
+    assert.equal(await balanceOf(onStripe, user), 10, 'nor before the webhook');
+    const succeeded = stripe.events().find((e) => e.type === 'payment_intent.succeeded' && e.data.object.id === intent.id);
+    assert.ok(succeeded);
+    assert.equal(JSON.parse((await stripe.deliver(webhookUrl, succeeded))[0].body).result, 'applied');
+    assert.equal(await balanceOf(onStripe, user), 35);
+    assert.equal((await onStripe.request({ method: 'GET', url: `/v1/payments/${payment.id}`, ...as(user) })).json().status, 'succeeded');
+    assert.equal((await eventsOf(onStripe, user, 'payment.succeeded')).length, 1);
+  });
+
+  it('auto-recharge without a saved method is refused (nobody is there to confirm): a failed payment, no PaymentIntent', async () => {
+    const user = await signUp(onStripe);
+    // Set directly: the API refuses to enable auto-recharge without a method.
+    await onStripe.platform.db.updateTable('wallets').set({ auto_recharge: JSON.stringify({ enabled: true, amount_usd: 15 }) }).where('workspace_id', '=', user.workspaceId).execute();
+    await onStripe.platform.db.transaction().execute((tx) =>
+      createWalletRepo().applyEntry(tx, { workspaceId: user.workspaceId, type: 'call', amountMicros: -7_000_000, description: 'calls', now: new Date() }),
+    );
+    const intentsBefore = stripe.paymentIntents().length;
+    assert.ok((await onStripe.payments.worker.runDueOnce()) >= 1);
+    const [recharge] = (await onStripe.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data;
+    assert.deepEqual([recharge.status, recharge.trigger], ['failed', 'auto_recharge']);
+    assert.equal(stripe.paymentIntents().length, intentsBefore);
   });
 
   it('a declined card is 402 with a failed payment; its later payment_failed event changes nothing', async () => {

@@ -7,7 +7,10 @@ export interface ChargeRequest {
   paymentId: string;
   workspaceId: string;
   amountCents: number;
-  /** A payment method id (`pm_card_visa`, `pm_…`); the provider's default when absent. */
+  /**
+   * A payment method id (`pm_card_visa`, `pm_…`). Absent: the sandbox charges its default card;
+   * Stripe creates the PaymentIntent unconfirmed, for the customer to confirm with Stripe.js.
+   */
   paymentMethod?: string;
   /** Charging a saved method with nobody present (auto-recharge). */
   offSession?: boolean;
@@ -20,8 +23,12 @@ export interface ChargeRequest {
 export type ChargeResult =
   | { status: 'succeeded'; providerRef: string }
   | { status: 'failed'; providerRef: string | null; reason: string }
-  /** Settled later by a verified webhook event (Stripe), possibly after the customer acts at `checkoutUrl`. */
-  | { status: 'pending'; providerRef: string; checkoutUrl?: string };
+  /**
+   * Settled later by a verified webhook event (Stripe), possibly after the customer acts at
+   * `checkoutUrl`, or confirms in their browser with `clientSecret` (Stripe.js). The client secret
+   * is handed to the caller once and never stored.
+   */
+  | { status: 'pending'; providerRef: string; checkoutUrl?: string; clientSecret?: string };
 
 /** A verified provider event about one of our payments. */
 export interface SettlementEvent {

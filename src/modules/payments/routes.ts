@@ -30,13 +30,25 @@ const Payment = Type.Object(
     failure_reason: Nullable(Type.String()),
     created_at: Timestamp,
     settled_at: Nullable(Timestamp),
+    client_secret: Nullable(
+      Type.String({
+        description:
+          "Stripe, only in the answer of a top-up without payment_method: the PaymentIntent's client secret, to confirm it in the customer's browser with Stripe.js (stripe.confirmPayment). Never stored by the platform; null everywhere else",
+      }),
+    ),
   },
   { title: 'Payment' },
 );
 const TopUpBody = Type.Object(
   {
     amount_usd: Type.Number({ minimum: 5, maximum: 10_000 }),
-    payment_method: Type.Optional(Type.String({ pattern: '^pm_[A-Za-z0-9_]{1,200}$', maxLength: 203, description: 'Sandbox: pm_card_visa (default) succeeds, pm_card_declined fails' })),
+    payment_method: Type.Optional(
+      Type.String({
+        pattern: '^pm_[A-Za-z0-9_]{1,200}$',
+        maxLength: 203,
+        description: 'Sandbox: pm_card_visa (default) succeeds, pm_card_declined fails. Stripe: charged at once; without it the payment is pending with a client_secret to confirm with Stripe.js',
+      }),
+    ),
   },
   { additionalProperties: false, title: 'TopUp' },
 );
@@ -50,7 +62,8 @@ export function paymentsRoutes(platform: Platform, service: PaymentsService): Fa
       {
         schema: {
           operationId: 'topUpWallet',
-          summary: 'Top up the wallet (owner or admin; Idempotency-Key makes a retry charge once). Sandbox: settled at once; Stripe: pending until its webhook',
+          summary:
+            'Top up the wallet (owner or admin; Idempotency-Key makes a retry charge once). Sandbox: settled at once; Stripe: pending until its webhook (without payment_method: with a client_secret to confirm with Stripe.js)',
           tags,
           body: TopUpBody,
           response: { 201: Payment },
@@ -58,9 +71,9 @@ export function paymentsRoutes(platform: Platform, service: PaymentsService): Fa
         config: admin,
       },
       async (request, reply) => {
-        const payment = await service.topUp(workspaceOf(request).workspaceId, request.body);
+        const { payment, clientSecret } = await service.topUp(workspaceOf(request).workspaceId, request.body);
         request.auditResourceId = payment.id;
-        return reply.code(201).send(presentPayment(payment));
+        return reply.code(201).send(presentPayment(payment, clientSecret));
       },
     );
 
@@ -72,7 +85,7 @@ export function paymentsRoutes(platform: Platform, service: PaymentsService): Fa
         let query = db.selectFrom('payments').selectAll().where('workspace_id', '=', workspaceOf(request).workspaceId);
         if (page.after) query = query.where('id', '<', page.after);
         const rows = await query.orderBy('id', 'desc').limit(page.limit + 1).execute();
-        return toPage(rows, page, (r) => r.id, presentPayment);
+        return toPage(rows, page, (r) => r.id, (row) => presentPayment(row));
       },
     );
 
@@ -94,7 +107,7 @@ export function paymentsRoutes(platform: Platform, service: PaymentsService): Fa
             summary: "The payment provider's webhook (Stripe events, verified with Stripe-Signature); each event credits at most once",
             tags,
             headers: Type.Object({ 'stripe-signature': Type.Optional(Type.String({ maxLength: 1024 })) }),
-            response: { 200: Type.Object({ received: Type.Boolean(), result: Type.String({ description: 'applied, duplicate, unknown_payment or ignored' }) }) },
+            response: { 200: Type.Object({ received: Type.Boolean(), result: Type.String({ description: 'applied, duplicate, unknown_payment or ignored (an event type that settles nothing, or a card declined while the customer confirms in the browser: they may try another)' }) }) },
           },
           config: { access: { auth: 'public', limit: 'none' } },
         },

@@ -26,7 +26,8 @@ export interface PaymentsDeps {
   provider: PaymentsProvider;
 }
 
-export function presentPayment(row: PaymentRow) {
+/** `clientSecret`: only on the answer of the top-up that created it (never stored nor listed). */
+export function presentPayment(row: PaymentRow, clientSecret: string | null = null) {
   return {
     id: row.id,
     status: row.status,
@@ -39,8 +40,18 @@ export function presentPayment(row: PaymentRow) {
     failure_reason: row.failure_reason,
     created_at: new Date(row.created_at).toISOString(),
     settled_at: row.settled_at ? new Date(row.settled_at).toISOString() : null,
+    client_secret: clientSecret,
   };
 }
+
+/** A payment just charged, and the client secret the customer confirms it with (Stripe.js), if any. */
+export interface ChargedPayment {
+  payment: PaymentRow;
+  clientSecret: string | null;
+}
+
+/** A top-up the customer confirms in their browser (Stripe.js): made with no payment method, by hand. */
+const awaitsCustomer = (payment: Pick<PaymentRow, 'payment_method' | 'trigger'>) => payment.payment_method === null && payment.trigger === 'manual';
 
 export function createPaymentsService(deps: PaymentsDeps) {
   const { db, clock, events, provider } = deps;
@@ -75,7 +86,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
     return true;
   }
 
-  async function applyCharge(payment: PaymentRow, result: ChargeResult): Promise<PaymentRow> {
+  async function applyCharge(payment: PaymentRow, result: ChargeResult): Promise<ChargedPayment> {
     await db.transaction().execute(async (tx) => {
       if (result.providerRef) {
         await tx.updateTable('payments').set({ provider_ref: result.providerRef, updated_at: clock.now() }).where('id', '=', payment.id).execute();
@@ -86,11 +97,12 @@ export function createPaymentsService(deps: PaymentsDeps) {
       }
       await settle(tx, payment.id, result.status === 'succeeded' ? { status: 'succeeded' } : { status: 'failed', reason: result.reason });
     });
-    return db.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
+    const row = await db.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
+    return { payment: row, clientSecret: result.status === 'pending' ? (result.clientSecret ?? null) : null };
   }
 
   /** Creates a payment and charges it: settled now (sandbox) or pending until the provider's webhook (Stripe). */
-  async function charge(workspaceId: string, input: { amountUsd: number; paymentMethod?: string; trigger: 'manual' | 'auto_recharge'; offSession?: boolean }) {
+  async function charge(workspaceId: string, input: { amountUsd: number; paymentMethod?: string; trigger: 'manual' | 'auto_recharge'; offSession?: boolean }): Promise<ChargedPayment> {
     const now = clock.now();
     const payment = await db
       .insertInto('payments')
@@ -153,13 +165,17 @@ export function createPaymentsService(deps: PaymentsDeps) {
     charge,
     rechargeDue,
 
-    /** POST /v1/payments/topup: a declined charge is 402 payment_failed, with the failed payment kept in the history. */
-    async topUp(workspaceId: string, body: { amount_usd: number; payment_method?: string }) {
-      const payment = await charge(workspaceId, { amountUsd: body.amount_usd, paymentMethod: body.payment_method, trigger: 'manual' });
+    /**
+     * POST /v1/payments/topup: a declined charge is 402 payment_failed, with the failed payment kept
+     * in the history. On Stripe without a payment method: pending, with the client secret to confirm.
+     */
+    async topUp(workspaceId: string, body: { amount_usd: number; payment_method?: string }): Promise<ChargedPayment> {
+      const charged = await charge(workspaceId, { amountUsd: body.amount_usd, paymentMethod: body.payment_method, trigger: 'manual' });
+      const { payment } = charged;
       if (payment.status === 'failed') {
         throw new AppError('payment_failed', `${payment.failure_reason ?? 'The payment failed.'} (payment ${payment.id}, kept in the history)`);
       }
-      return payment;
+      return charged;
     },
 
     async get(workspaceId: string, id: string): Promise<PaymentRow> {
@@ -172,7 +188,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
      * A verified provider event: applied at most once per event id (a replay, a duplicate or an
      * event arriving after another already settled the payment changes nothing).
      */
-    async applySettlement(event: SettlementEvent): Promise<'applied' | 'duplicate' | 'unknown_payment'> {
+    async applySettlement(event: SettlementEvent): Promise<'applied' | 'duplicate' | 'unknown_payment' | 'ignored'> {
       return db.transaction().execute(async (tx) => {
         const recorded = await tx
           .insertInto('payment_provider_events')
@@ -181,11 +197,15 @@ export function createPaymentsService(deps: PaymentsDeps) {
           .returning('event_id')
           .executeTakeFirst();
         if (!recorded) return 'duplicate';
-        let query = tx.selectFrom('payments').select(['id']).where('provider', '=', provider.name);
+        let query = tx.selectFrom('payments').select(['id', 'status', 'payment_method', 'trigger']).where('provider', '=', provider.name);
         query = event.paymentId ? query.where('id', '=', event.paymentId) : query.where('provider_ref', '=', event.providerRef);
         const payment = await query.executeTakeFirst();
         if (!payment) return 'unknown_payment';
         await tx.updateTable('payments').set({ provider_ref: event.providerRef }).where('id', '=', payment.id).where('provider_ref', 'is', null).execute();
+        // A card declined while the customer confirms in the browser: the PaymentIntent waits for
+        // another card (Stripe sends payment_failed for each declined attempt), so the payment stays
+        // pending until one succeeds.
+        if (event.outcome === 'failed' && payment.status === 'pending' && awaitsCustomer(payment)) return 'ignored';
         await settle(tx, payment.id, event.outcome === 'succeeded' ? { status: 'succeeded' } : { status: 'failed', reason: event.reason ?? 'the payment failed' });
         return 'applied';
       });

@@ -1,28 +1,35 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { FoundationTables } from './foundation-tables.ts';
-import type { WebhookTables } from '../../modules/webhooks/tables.ts';
 import type { AgentTables } from '../../modules/agents/tables.ts';
-import type { KnowledgeBaseTables } from '../../modules/knowledge-base/tables.ts';
-import type { CallTables } from '../../modules/calls/tables.ts';
-import type { PhoneNumberTables } from '../../modules/phone-numbers/tables.ts';
-import type { PaymentTables } from '../../modules/payments/tables.ts';
-import type { VoiceTables } from '../../modules/voice/tables.ts';
-import type { CampaignTables } from '../../modules/campaigns/tables.ts';
-import type { BlobTables } from '../blobs/tables.ts';
-import type { PublicTables } from '../../modules/public/tables.ts';
-
-// The whole database as Kysely sees it: each module declares its own tables and this file joins them.
-export interface DB extends FoundationTables, WebhookTables, AgentTables, KnowledgeBaseTables, CallTables, PhoneNumberTables, PaymentTables, VoiceTables, BlobTables, PublicTables {}
-import type { ScheduleTables } from '../../modules/schedules/tables.ts';
-
-// The whole database as Kysely sees it: each module declares its own tables and this file joins them.
-export interface DB extends FoundationTables, WebhookTables, AgentTables, KnowledgeBaseTables, CallTables, PhoneNumberTables, PaymentTables, VoiceTables, BlobTables, ScheduleTables {}
-export interface DB extends FoundationTables, WebhookTables, AgentTables, KnowledgeBaseTables, CallTables, PhoneNumberTables, PaymentTables, VoiceTables, CampaignTables, BlobTables {}
-import type { WidgetTables } from '../../modules/widgets/tables.ts';
 import type { BrandingTables } from '../../modules/branding/tables.ts';
+import type { CallTables } from '../../modules/calls/tables.ts';
+import type { CampaignTables } from '../../modules/campaigns/tables.ts';
+import type { KnowledgeBaseTables } from '../../modules/knowledge-base/tables.ts';
+import type { PaymentTables } from '../../modules/payments/tables.ts';
+import type { PhoneNumberTables } from '../../modules/phone-numbers/tables.ts';
+import type { PublicTables } from '../../modules/public/tables.ts';
+import type { ScheduleTables } from '../../modules/schedules/tables.ts';
+import type { VoiceTables } from '../../modules/voice/tables.ts';
+import type { WebhookTables } from '../../modules/webhooks/tables.ts';
+import type { WidgetTables } from '../../modules/widgets/tables.ts';
+import type { BlobTables } from '../blobs/tables.ts';
+import type { FoundationTables } from './foundation-tables.ts';
 
 // The whole database as Kysely sees it: each module declares its own tables and this file joins them.
-export interface DB extends FoundationTables, WebhookTables, AgentTables, KnowledgeBaseTables, CallTables, PhoneNumberTables, PaymentTables, VoiceTables, BlobTables, WidgetTables, BrandingTables {}
+export interface DB
+  extends FoundationTables,
+    WebhookTables,
+    AgentTables,
+    KnowledgeBaseTables,
+    CallTables,
+    PhoneNumberTables,
+    PaymentTables,
+    VoiceTables,
+    CampaignTables,
+    ScheduleTables,
+    WidgetTables,
+    BrandingTables,
+    PublicTables,
+    BlobTables {}
 
 export type Database = Kysely<DB>;
 /** A repository method takes this so it can run inside the caller's transaction. */

@@ -291,3 +291,48 @@ export function completeCustomerAction(
   }
   return ledger.events[ledger.events.length - 1];
 }
+
+const CONFIRMABLE: ReadonlySet<string> = new Set(['requires_payment_method', 'requires_confirmation']);
+
+/**
+ * `POST /v1/payment_intents/{id}/confirm`, as Stripe.js calls it from the customer's browser (the
+ * publishable key and the PaymentIntent's `client_secret`) or a server with the secret key.
+ * `byClientSecret`: the caller holds only the publishable key, so the client secret must match.
+ */
+export function confirmPaymentIntent(ledger: FakeLedger, id: string, params: FormObject, context: FakeRequestContext, byClientSecret: boolean): StripeAnswer {
+  const intent = ledger.paymentIntents.get(id);
+  const clientSecret = readString(params, 'client_secret');
+  if (!intent || (byClientSecret && clientSecret !== intent.client_secret)) {
+    // Stripe answers the same for an unknown intent and a wrong secret: nothing to learn from it.
+    return errorAnswer(404, { type: 'invalid_request_error', code: 'resource_missing', param: 'intent', message: `No such payment_intent: '${id}'` });
+  }
+  if (!CONFIRMABLE.has(intent.status)) {
+    return errorAnswer(400, {
+      type: 'invalid_request_error',
+      code: 'payment_intent_unexpected_state',
+      message: `You cannot confirm this PaymentIntent because it has a status of ${intent.status}.`,
+      payment_intent: structuredClone(intent),
+    });
+  }
+  const paymentMethod = readString(params, 'payment_method') ?? intent.payment_method;
+  if (paymentMethod !== null && !(paymentMethod in FAKE_TEST_PAYMENT_METHODS)) {
+    throw new ParamError(`No such PaymentMethod: '${paymentMethod}'`, 'payment_method', 'resource_missing');
+  }
+  const create: CreateParams = {
+    amount: intent.amount,
+    currency: intent.currency,
+    customer: intent.customer,
+    paymentMethod,
+    confirm: true,
+    offSession: readBoolean(params, 'off_session') ?? false,
+    returnUrl: readString(params, 'return_url') ?? null,
+    description: intent.description,
+    metadata: intent.metadata,
+    automaticPaymentMethods: intent.automatic_payment_methods,
+    paymentMethodTypes: intent.payment_method_types,
+  };
+  checkConfirmable(create);
+  intent.payment_method = paymentMethod;
+  intent.last_payment_error = null;
+  return confirm(ledger, intent, create, context);
+}

@@ -15,20 +15,35 @@ import {
   type StripeAnswer,
   unixNow,
 } from './stripe-fake-objects.ts';
-import { completeCustomerAction, createPaymentIntent, type FakeLedger, type FakeRequestContext, retrievePaymentIntent } from './stripe-fake-payment-intents.ts';
+import { fakeStripeJs } from './stripe-fake-js.ts';
+import {
+  completeCustomerAction,
+  confirmPaymentIntent,
+  createPaymentIntent,
+  type FakeLedger,
+  type FakeRequestContext,
+  retrievePaymentIntent,
+} from './stripe-fake-payment-intents.ts';
 import { type DeliverOptions, type Delivery, deliverEvent } from './stripe-fake-webhooks.ts';
 
 // A local server speaking Stripe's v1 REST API as the official `stripe` SDK uses it, for tests of
 // the Stripe payments adapter and of the payments module: Bearer secret-key auth, form-encoded
 // bodies, Idempotency-Key replay, PaymentIntents with Stripe's test payment methods, Customers,
 // Events, and webhook delivery signed like Stripe's. Point the SDK at `baseUrl`
-// (host/port/protocol); the SDK itself adds the `/v1/…` paths.
+// (host/port/protocol); the SDK itself adds the `/v1/…` paths. For browser tests it also serves a
+// fake Stripe.js at `/v3/` (stripe-fake-js.ts) whose confirmations come back here from the page
+// (CORS, the publishable key and the PaymentIntent's client secret), and it can deliver every
+// event to a webhook URL by itself, as Stripe does.
 
 export interface FakeStripeOptions {
   /** The only API key accepted (`sk_test_…`); any other is a 401. */
   secretKey: string;
   /** The webhook endpoint's signing secret (`whsec_…`) deliveries are signed with. */
   webhookSecret: string;
+  /** The publishable key (`pk_test_…`) Stripe.js uses: it may only confirm or read a PaymentIntent whose client secret it gives. */
+  publishableKey?: string;
+  /** Where every event is POSTed, signed, in order, as soon as it happens (unset: only by `deliver`). */
+  webhookUrl?: string;
 }
 
 /** One API request the fake received, for assertions. */
@@ -54,6 +69,8 @@ export interface FakeStripe {
   paymentIntents(): FakePaymentIntent[];
   /** Every Event, oldest first: `payment_intent.created`, then the confirmation's outcome. */
   events(): FakeStripeEvent[];
+  /** The answers of the automatic deliveries to `webhookUrl` so far (and a promise of the ones in flight). */
+  delivered(): Promise<Delivery[]>;
   /** POSTs an event to a webhook URL, signed like Stripe; answers each attempt's status and body. */
   deliver(url: string, event: FakeStripeEvent, options?: DeliverOptions): Promise<Delivery[]>;
   /** The customer passes or fails 3-D Secure on a requires_action PaymentIntent; answers the new Event. */
@@ -120,6 +137,9 @@ function found(body: unknown, kind: string, id: string): StripeAnswer {
 
 function route(ledger: FakeLedger, method: string, path: string, params: FormObject, context: FakeRequestContext): StripeAnswer {
   const [, version, collection, id, ...rest] = path.split('/');
+  if (version === 'v1' && method === 'POST' && collection === 'payment_intents' && id && rest.join('/') === 'confirm') {
+    return confirmPaymentIntent(ledger, id, params, context, false);
+  }
   if (version === 'v1' && rest.length === 0) {
     if (method === 'POST' && collection === 'payment_intents' && id === undefined) return createPaymentIntent(ledger, params, context);
     if (method === 'GET' && collection === 'payment_intents' && id) return retrievePaymentIntent(ledger, id);
@@ -133,9 +153,11 @@ function route(ledger: FakeLedger, method: string, path: string, params: FormObj
   });
 }
 
-function answerFor(ledger: FakeLedger, method: string, path: string, params: FormObject, context: FakeRequestContext): StripeAnswer {
+type Router = (method: string, path: string, params: FormObject, context: FakeRequestContext) => StripeAnswer;
+
+function answerFor(ledger: FakeLedger, method: string, path: string, params: FormObject, context: FakeRequestContext, router?: Router): StripeAnswer {
   try {
-    return route(ledger, method, path, params, context);
+    return router ? router(method, path, params, context) : route(ledger, method, path, params, context);
   } catch (error) {
     if (error instanceof ParamError) return paramErrorAnswer(error);
     throw error;
@@ -159,6 +181,43 @@ interface FakeServerState {
   savedResults: Map<string, SavedResult>;
   requests: FakeStripeRequest[];
   baseUrl: string;
+  /** The automatic deliveries, chained so that events arrive in the order they happened. */
+  deliveries: Promise<Delivery[]>;
+}
+
+// Stripe's API answers browsers from any origin (Stripe.js runs on the merchant's pages).
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-headers': 'authorization, content-type, stripe-version, idempotency-key',
+  'access-control-allow-methods': 'GET, POST, DELETE',
+  'access-control-max-age': '600',
+};
+
+/** What the publishable key may do: confirm or read one PaymentIntent, with its client secret. */
+function publishableAnswer(state: FakeServerState, method: string, path: string, params: FormObject, context: FakeRequestContext): StripeAnswer {
+  const [, version, collection, id, ...rest] = path.split('/');
+  if (version === 'v1' && collection === 'payment_intents' && id && method === 'POST' && rest.join('/') === 'confirm') {
+    return confirmPaymentIntent(state.ledger, id, params, context, true);
+  }
+  if (version === 'v1' && collection === 'payment_intents' && id && method === 'GET' && rest.length === 0) {
+    const intent = state.ledger.paymentIntents.get(id);
+    if (intent && params.client_secret === intent.client_secret) return { status: 200, body: intent, savedForIdempotency: false };
+    return errorAnswer(404, { type: 'invalid_request_error', code: 'resource_missing', param: 'intent', message: `No such payment_intent: '${id}'` });
+  }
+  return errorAnswer(401, { type: 'invalid_request_error', message: 'This API call cannot be made with a publishable API key. Please use a secret API key.' });
+}
+
+/** Sends the events recorded since `from` to the webhook URL, after the ones already on their way. */
+function deliverNewEvents(state: FakeServerState, from: number): void {
+  const url = state.options.webhookUrl;
+  const fresh = state.ledger.events.slice(from);
+  if (!url || fresh.length === 0) return;
+  state.deliveries = state.deliveries.then(async (done) => {
+    for (const event of fresh) {
+      done.push(...(await deliverEvent(url, event, state.options.webhookSecret).catch((error: unknown) => [{ status: 0, body: String(error) }])));
+    }
+    return done;
+  });
 }
 
 async function handleRequest(state: FakeServerState, request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
@@ -168,8 +227,17 @@ async function handleRequest(state: FakeServerState, request: http.IncomingMessa
   const idempotencyKey = headerValue(request, 'idempotency-key');
   const stripeVersion = headerValue(request, 'stripe-version');
   const requestId = newStripeId('req');
+  if (method === 'OPTIONS') {
+    response.writeHead(204, CORS_HEADERS).end();
+    return;
+  }
+  if (method === 'GET' && (url.pathname === '/v3' || url.pathname === '/v3/')) {
+    response.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }).end(fakeStripeJs(state.baseUrl));
+    return;
+  }
   const key = presentedKey(request.headers.authorization);
-  const authenticated = key === state.options.secretKey;
+  const publishable = state.options.publishableKey !== undefined && key === state.options.publishableKey;
+  const authenticated = key === state.options.secretKey || publishable;
   const entry: FakeStripeRequest = { method, path: url.pathname, params: {}, idempotencyKey, stripeVersion, authenticated, status: 0, replayed: false };
   state.requests.push(entry);
 
@@ -179,6 +247,7 @@ async function handleRequest(state: FakeServerState, request: http.IncomingMessa
       'content-type': 'application/json',
       'request-id': requestId,
       'stripe-version': stripeVersion ?? FAKE_STRIPE_API_VERSION,
+      ...CORS_HEADERS,
       ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
       ...extraHeaders,
     });
@@ -204,7 +273,11 @@ async function handleRequest(state: FakeServerState, request: http.IncomingMessa
     return send(saved.status, saved.body, { 'idempotent-replayed': 'true' });
   }
   const context: FakeRequestContext = { apiVersion: stripeVersion ?? FAKE_STRIPE_API_VERSION, requestId, idempotencyKey, baseUrl: state.baseUrl };
-  const answer = answerFor(state.ledger, method, url.pathname, entry.params, context);
+  const eventsBefore = state.ledger.events.length;
+  const answer = publishable
+    ? answerFor(state.ledger, method, url.pathname, entry.params, context, (...args) => publishableAnswer(state, ...args))
+    : answerFor(state.ledger, method, url.pathname, entry.params, context);
+  deliverNewEvents(state, eventsBefore);
   const json = JSON.stringify(answer.body);
   if (idempotent && answer.savedForIdempotency) {
     state.savedResults.set(idempotencyKey, { method, path: url.pathname, fingerprint, status: answer.status, body: json });
@@ -219,6 +292,7 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     savedResults: new Map(),
     requests: [],
     baseUrl: '',
+    deliveries: Promise.resolve([]),
   };
   const { ledger } = state;
 
@@ -238,11 +312,14 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     requests: state.requests,
     paymentIntents: () => [...ledger.paymentIntents.values()].map((intent) => structuredClone(intent)),
     events: () => ledger.events.map((event) => structuredClone(event)),
+    delivered: () => state.deliveries.then((done) => [...done]),
     deliver: (url, event, deliverOptions) => deliverEvent(url, event, options.webhookSecret, deliverOptions),
-    completeCustomerAction: (paymentIntentId, outcome) =>
-      structuredClone(
-        completeCustomerAction(ledger, paymentIntentId, outcome, { apiVersion: FAKE_STRIPE_API_VERSION, requestId: null, idempotencyKey: null, baseUrl }),
-      ),
+    completeCustomerAction: (paymentIntentId, outcome) => {
+      const from = ledger.events.length;
+      const event = completeCustomerAction(ledger, paymentIntentId, outcome, { apiVersion: FAKE_STRIPE_API_VERSION, requestId: null, idempotencyKey: null, baseUrl });
+      deliverNewEvents(state, from);
+      return structuredClone(event);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -252,6 +329,7 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
 }
 
 export type { DeliverOptions, Delivery } from './stripe-fake-webhooks.ts';
+export { FAKE_STRIPE_JS_CARDS } from './stripe-fake-js.ts';
 export { stripeSignatureHeader } from './stripe-fake-webhooks.ts';
 export type { FakeCustomer, FakePaymentIntent, FakeStripeEvent } from './stripe-fake-objects.ts';
 export { FAKE_TEST_PAYMENT_METHODS } from './stripe-fake-payment-intents.ts';

@@ -10,6 +10,18 @@ import { createStripePayments } from './stripe.ts';
 
 const SECRET_KEY = 'sk_test_local_fake_0123456789';
 const WEBHOOK_SECRET = 'whsec_local_fake_0123456789';
+const PUBLISHABLE_KEY = 'pk_test_local_fake_0123456789';
+
+/** What Stripe.js does in the customer's browser: confirm with the publishable key and the client secret. */
+async function confirmInBrowser(fake: FakeStripe, clientSecret: string, paymentMethod: string, key = PUBLISHABLE_KEY) {
+  const id = clientSecret.split('_secret_')[0];
+  const response = await fetch(`${fake.baseUrl}/v1/payment_intents/${id}/confirm`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-www-form-urlencoded', origin: 'http://dashboard.test' },
+    body: new URLSearchParams({ client_secret: clientSecret, payment_method: paymentMethod }),
+  });
+  return { status: response.status, cors: response.headers.get('access-control-allow-origin'), body: (await response.json()) as { status?: string; error?: { code?: string } } };
+}
 
 /** A webhook endpoint as the payments module will have one: raw body + header into verifyWebhook. */
 interface WebhookReceiver {
@@ -67,7 +79,7 @@ describe('Stripe payments adapter (stripe SDK against the local fake Stripe)', (
   };
 
   before(async () => {
-    fake = await startFakeStripe({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET });
+    fake = await startFakeStripe({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, publishableKey: PUBLISHABLE_KEY });
     provider = createStripePayments({ secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, apiBaseUrl: fake.baseUrl });
     receiver = await startWebhookReceiver(provider);
   });
@@ -163,12 +175,58 @@ describe('Stripe payments adapter (stripe SDK against the local fake Stripe)', (
     assert.equal(settlement?.paymentId, request.paymentId);
   });
 
-  it('fails a charge without a payment method before calling Stripe', async () => {
+  it('fails an off-session charge without a payment method before calling Stripe', async () => {
     const before = fake.requests.length;
-    const result = await provider.charge(chargeRequest({ paymentMethod: undefined }));
+    const result = await provider.charge(chargeRequest({ paymentMethod: undefined, offSession: true }));
     assert.equal(result.status, 'failed');
     assert.equal(result.providerRef, null);
     assert.equal(fake.requests.length, before);
+  });
+
+  it('without a payment method creates the PaymentIntent unconfirmed: pending with its client secret, confirmed in the browser, settled by the webhook', async () => {
+    const request = chargeRequest({ paymentMethod: undefined });
+    const result = await provider.charge(request);
+    assert.equal(result.status, 'pending');
+    const clientSecret = result.status === 'pending' ? (result.clientSecret ?? '') : '';
+    assert.match(clientSecret, new RegExp(`^${result.providerRef}_secret_`));
+    const sent = fake.requests.findLast((r) => r.path === '/v1/payment_intents');
+    assert.equal(sent?.idempotencyKey, request.idempotencyKey);
+    assert.deepEqual(sent?.params, {
+      amount: '1234',
+      currency: 'usd',
+      metadata: { payment_id: request.paymentId, workspace_id: request.workspaceId },
+      automatic_payment_methods: { enabled: 'true', allow_redirects: 'never' },
+    });
+    assert.equal(fake.paymentIntents().find((pi) => pi.id === result.providerRef)?.status, 'requires_payment_method');
+    // A retry with the same key answers the same PaymentIntent and secret.
+    assert.deepEqual(await provider.charge(request), result);
+
+    // The publishable key needs the right client secret; with it, the card is charged.
+    assert.equal((await confirmInBrowser(fake, `${result.providerRef}_secret_wrong`, 'pm_card_visa')).status, 404);
+    const confirmed = await confirmInBrowser(fake, clientSecret, 'pm_card_visa');
+    assert.deepEqual([confirmed.status, confirmed.body.status, confirmed.cors], [200, 'succeeded', '*']);
+    assert.equal((await confirmInBrowser(fake, clientSecret, 'pm_card_visa')).body.error?.code, 'payment_intent_unexpected_state', 'confirmed once');
+    const settlement = settlementOf((await fake.deliver(receiver.url, eventOf('payment_intent.succeeded', result.providerRef ?? '')))[0]);
+    assert.deepEqual(settlement && [settlement.outcome, settlement.paymentId, settlement.amountCents], ['succeeded', request.paymentId, 1234]);
+  });
+
+  it('a card declined in the browser leaves the PaymentIntent to try again; the publishable key may do nothing else', async () => {
+    const result = await provider.charge(chargeRequest({ paymentMethod: undefined }));
+    const clientSecret = result.status === 'pending' ? (result.clientSecret ?? '') : '';
+    const declined = await confirmInBrowser(fake, clientSecret, 'pm_card_chargeDeclined');
+    assert.deepEqual([declined.status, declined.body.error?.code], [402, 'card_declined']);
+    assert.equal((await confirmInBrowser(fake, clientSecret, 'pm_card_visa')).body.status, 'succeeded', 'another card, same PaymentIntent');
+    const create = await fetch(`${fake.baseUrl}/v1/payment_intents`, { method: 'POST', headers: { authorization: `Bearer ${PUBLISHABLE_KEY}` }, body: 'amount=500&currency=usd' });
+    assert.equal(create.status, 401);
+  });
+
+  it('serves a fake Stripe.js at /v3/ that confirms against this fake', async () => {
+    const script = await fetch(`${fake.baseUrl}/v3/`);
+    assert.match(String(script.headers.get('content-type')), /^text\/javascript/);
+    const source = await script.text();
+    assert.ok(source.includes(JSON.stringify(fake.baseUrl)) && source.includes('window.Stripe'));
+    const preflight = await fetch(`${fake.baseUrl}/v1/payment_intents/pi_x/confirm`, { method: 'OPTIONS' });
+    assert.deepEqual([preflight.status, preflight.headers.get('access-control-allow-origin')], [204, '*']);
   });
 
   it('rejects a wrong signature, a tampered body, a missing header and an expired timestamp', async () => {

@@ -7,8 +7,10 @@ import {
   type SettlementEvent,
 } from '../../modules/payments/provider-port.ts';
 
-// The Stripe payment provider (PAYMENTS_PROVIDER=stripe), through the official SDK. A charge is a
-// PaymentIntent created and confirmed in one call. Its answer never settles anything: even a
+// The Stripe payment provider (PAYMENTS_PROVIDER=stripe), through the official SDK. A charge with
+// a payment method is a PaymentIntent created and confirmed in one call; without one (a top-up
+// from the dashboard) the PaymentIntent is created unconfirmed and its client secret goes back to
+// the customer's browser, which confirms it with Stripe.js. Its answer never settles anything: even a
 // `succeeded` PaymentIntent is reported as pending, because the wallet is credited only from a
 // verified `payment_intent.succeeded` webhook event, so a charge is credited exactly once whether
 // or not its HTTP answer got back to us.
@@ -70,6 +72,18 @@ function paymentIntentParams(request: ChargeRequest, paymentMethod: string): Str
   };
 }
 
+/** A PaymentIntent the customer confirms in the browser (Stripe.js), with the card they enter there. */
+function unconfirmedParams(request: ChargeRequest): Stripe.PaymentIntentCreateParams {
+  return {
+    amount: request.amountCents,
+    currency: CURRENCY,
+    ...(request.customerRef ? { customer: request.customerRef } : {}),
+    metadata: { payment_id: request.paymentId, workspace_id: request.workspaceId },
+    // No redirect-based methods: the page confirms with `redirect: 'if_required'` and stays put.
+    automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+  };
+}
+
 function toSettlement(event: Stripe.Event): SettlementEvent | null {
   if (event.type !== 'payment_intent.succeeded' && event.type !== 'payment_intent.payment_failed') return null;
   const intent = event.data.object;
@@ -95,9 +109,14 @@ export function createStripePayments(options: StripePaymentsOptions): PaymentsPr
     name: 'stripe',
 
     async charge(request: ChargeRequest): Promise<ChargeResult> {
-      // Stripe has no account-wide default method for a PaymentIntent (a customer's invoice default
-      // applies to invoices only), so there is nothing to charge.
-      if (!request.paymentMethod) return { status: 'failed', providerRef: null, reason: 'A payment method (pm_…) is required to charge with Stripe.' };
+      if (!request.paymentMethod) {
+        // Stripe has no account-wide default method for a PaymentIntent (a customer's invoice
+        // default applies to invoices only): with nobody present there is nothing to charge.
+        if (request.offSession) return { status: 'failed', providerRef: null, reason: 'A payment method (pm_…) is required to charge with Stripe off session.' };
+        const intent = await stripe.paymentIntents.create(unconfirmedParams(request), { idempotencyKey: request.idempotencyKey });
+        if (!intent.client_secret) throw new Error(`Stripe answered PaymentIntent ${intent.id} without a client_secret`);
+        return { status: 'pending', providerRef: intent.id, clientSecret: intent.client_secret };
+      }
       try {
         const intent = await stripe.paymentIntents.create(paymentIntentParams(request, request.paymentMethod), {
           idempotencyKey: request.idempotencyKey,

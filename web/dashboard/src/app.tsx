@@ -4,11 +4,20 @@ import { NEXT_KEY, useSession } from './api/session.tsx';
 import { useWorkspaces, WorkspaceProvider } from './api/workspace.tsx';
 import { AgentEditorPage } from './pages/agent-editor.tsx';
 import { AgentsPage } from './pages/agents.tsx';
+import { AnalyticsPage } from './pages/analytics.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
+import { AuditLogPage } from './pages/audit-log.tsx';
 import { ForgotPasswordPage, LoginPage, ResetPasswordPage, SignupPage, VerifyEmailPage } from './pages/auth.tsx';
 import { BillingPage } from './pages/billing.tsx';
 import { CallPage } from './pages/call.tsx';
 import { CallsPage } from './pages/calls.tsx';
+import { DoNotCallPage } from './pages/do-not-call.tsx';
+import { KnowledgeBasePage } from './pages/knowledge-base.tsx';
+import { KnowledgeBasesPage } from './pages/knowledge-bases.tsx';
+import { PhoneNumbersPage } from './pages/phone-numbers.tsx';
+import { InvitationPage } from './pages/invitation.tsx';
+import { MembersPage } from './pages/members.tsx';
+import { ProfilePage } from './pages/profile.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { Shell } from './ui/shell.tsx';
 import { Empty, ErrorState, Loading } from './ui/states.tsx';
@@ -32,6 +41,15 @@ function SignedIn({ client }: { client: VoiceAgent }) {
           <Route path="/api-keys" component={ApiKeysPage} />
           <Route path="/webhooks" component={WebhooksPage} />
           <Route path="/billing" component={BillingPage} />
+          <Route path="/knowledge-bases" component={KnowledgeBasesPage} />
+          <Route path="/knowledge-bases/:id">{(params) => <KnowledgeBasePage id={params.id} />}</Route>
+          <Route path="/phone-numbers" component={PhoneNumbersPage} />
+          <Route path="/do-not-call" component={DoNotCallPage} />
+          <Route path="/profile" component={ProfilePage} />
+          <Route path="/members" component={MembersPage} />
+          <Route path="/invitations/:token">{(params) => <InvitationPage token={params.token} />}</Route>
+          <Route path="/audit-log" component={AuditLogPage} />
+          <Route path="/analytics" component={AnalyticsPage} />
           <Route path="/">
             <Redirect to="/agents" replace />
           </Route>

@@ -1614,7 +1614,7 @@ class TopUp(_TopUpRequired, _TopUpOptional):
     pass
 
 
-_PaymentRequired = TypedDict('_PaymentRequired', {'id': str, 'status': Literal['pending', 'succeeded', 'failed'], 'amount_usd': float, 'currency': str, 'provider': str, 'payment_method': Union[str, None], 'trigger': Literal['manual', 'auto_recharge'], 'checkout_url': Union[str, None], 'failure_reason': Union[str, None], 'created_at': str, 'settled_at': Union[str, None]})
+_PaymentRequired = TypedDict('_PaymentRequired', {'id': str, 'status': Literal['pending', 'succeeded', 'failed'], 'amount_usd': float, 'currency': str, 'provider': str, 'payment_method': Union[str, None], 'trigger': Literal['manual', 'auto_recharge'], 'checkout_url': Union[str, None], 'failure_reason': Union[str, None], 'created_at': str, 'settled_at': Union[str, None], 'client_secret': Union[str, None]})
 _PaymentOptional = TypedDict('_PaymentOptional', {}, total=False)
 
 

@@ -1130,6 +1130,7 @@ export type Payment = {
   failure_reason: string | null;
   created_at: string;
   settled_at: string | null;
+  client_secret: string | null;
 };
 
 export type PaymentList = {
@@ -1281,7 +1282,7 @@ export type TokenPair = {
 
 export type TopUp = {
   amount_usd: number;
-  /** Sandbox: pm_card_visa (default) succeeds, pm_card_declined fails */
+  /** Sandbox: pm_card_visa (default) succeeds, pm_card_declined fails. Stripe: charged at once; without it the payment is pending with a client_secret to confirm with Stripe.js */
   payment_method?: string;
 };
 
@@ -2416,7 +2417,7 @@ export type GetPaymentResponse = Payment;
 
 export type PaymentsWebhookResponse = {
   received: boolean;
-  /** applied, duplicate, unknown_payment or ignored */
+  /** applied, duplicate, unknown_payment or ignored (an event type that settles nothing, or a card declined while the customer confirms in the browser: they may try another) */
   result: string;
 };
 

@@ -9,10 +9,11 @@ import { dateTime } from '../ui/format.ts';
 import { SecretOnce } from '../ui/secret.tsx';
 import { PageTitle } from '../ui/shell.tsx';
 import { Empty, QueryView } from '../ui/states.tsx';
+import { DeliveryAttempts } from './webhook-attempts.tsx';
 
 // Settings > Webhooks: the workspace's own endpoint (its URL, a secret shown once on save or
-// rotation, a test event), every delivery, and the Failed tab where dead deliveries are replayed
-// one by one or all at once.
+// rotation, a test event), every delivery (each one's attempts shown on request), and the Failed
+// tab where dead deliveries are replayed one by one or all at once.
 
 function Endpoint() {
   const { api } = useWorkspace();
@@ -66,6 +67,52 @@ function Endpoint() {
   );
 }
 
+/** A delivery's row, and under it, once opened, its attempts. */
+function DeliveryRow({ delivery: d, replay }: { delivery: WebhookDelivery; replay?: (id: string) => void }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <tr>
+        <td>{d.event_type}</td>
+        <td className="url">{d.url}</td>
+        <td>
+          <span className={`badge badge-${d.status}`}>{d.status}</span>
+        </td>
+        <td>
+          {d.attempt_count} / {d.max_attempts}
+        </td>
+        <td>{d.last_status_code ?? d.last_error ?? '—'}</td>
+        <td>{dateTime(d.created_at)}</td>
+        <td>
+          <Button
+            variant="link"
+            onPress={() => setOpen(!open)}
+            aria-expanded={open}
+            aria-controls={open ? `attempts-row-${d.id}` : undefined}
+            aria-label={`Attempts of ${d.event_type} ${d.id}`}
+          >
+            Attempts
+          </Button>
+        </td>
+        {replay ? (
+          <td>
+            <Button variant="secondary" onPress={() => replay(d.id)} aria-label={`Replay ${d.event_type} ${d.id}`}>
+              Replay
+            </Button>
+          </td>
+        ) : null}
+      </tr>
+      {open ? (
+        <tr id={`attempts-row-${d.id}`} className="attempts-row">
+          <td colSpan={replay ? 8 : 7}>
+            <DeliveryAttempts id={d.id} eventType={d.event_type} />
+          </td>
+        </tr>
+      ) : null}
+    </>
+  );
+}
+
 function DeliveryTable({ rows, replay }: { rows: WebhookDelivery[]; replay?: (id: string) => void }) {
   return (
     <div className="table-wrap">
@@ -78,30 +125,13 @@ function DeliveryTable({ rows, replay }: { rows: WebhookDelivery[]; replay?: (id
             <th scope="col">Attempts</th>
             <th scope="col">Last answer</th>
             <th scope="col">Created</th>
+            <th scope="col">Details</th>
             {replay ? <th scope="col">Replay</th> : null}
           </tr>
         </thead>
         <tbody>
           {rows.map((d) => (
-            <tr key={d.id}>
-              <td>{d.event_type}</td>
-              <td className="url">{d.url}</td>
-              <td>
-                <span className={`badge badge-${d.status}`}>{d.status}</span>
-              </td>
-              <td>
-                {d.attempt_count} / {d.max_attempts}
-              </td>
-              <td>{d.last_status_code ?? d.last_error ?? '—'}</td>
-              <td>{dateTime(d.created_at)}</td>
-              {replay ? (
-                <td>
-                  <Button variant="secondary" onPress={() => replay(d.id)} aria-label={`Replay ${d.event_type} ${d.id}`}>
-                    Replay
-                  </Button>
-                </td>
-              ) : null}
-            </tr>
+            <DeliveryRow key={d.id} delivery={d} replay={replay} />
           ))}
         </tbody>
       </table>

@@ -15,6 +15,13 @@ const NAV = [
   { href: '/api-keys', label: 'API keys' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/billing', label: 'Billing' },
+  { href: '/knowledge-bases', label: 'Knowledge bases' },
+  { href: '/phone-numbers', label: 'Phone numbers' },
+  { href: '/do-not-call', label: 'Do not call' },
+  { href: '/analytics', label: 'Analytics' },
+  { href: '/members', label: 'Members' },
+  { href: '/audit-log', label: 'Audit log' },
+  { href: '/profile', label: 'Profile' },
 ];
 
 function WorkspaceSwitcher() {

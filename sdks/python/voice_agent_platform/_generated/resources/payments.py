@@ -20,7 +20,7 @@ class PaymentsBase:
         self._core = core
 
     def top_up(self, body: M.TopUpWalletBody, options: Optional[RequestOptions] = None) -> M.TopUpWalletResponse:
-        """Top up the wallet (owner or admin; Idempotency-Key makes a retry charge once). Sandbox: settled at once; Stripe: pending until its webhook (``POST /v1/payments/topup``)"""
+        """Top up the wallet (owner or admin; Idempotency-Key makes a retry charge once). Sandbox: settled at once; Stripe: pending until its webhook (without payment_method: with a client_secret to confirm with Stripe.js) (``POST /v1/payments/topup``)"""
         return self._core.request({"method": "POST", "path": f"/v1/payments/topup", "body": body, "body_kind": "json", "response_type": "json"}, options)
 
     def list(self, query: Optional[M.ListPaymentsQuery] = None, options: Optional[RequestOptions] = None) -> PageIterator[M.ListPaymentsResponseItem]:

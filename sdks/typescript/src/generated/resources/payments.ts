@@ -7,7 +7,7 @@ import type * as M from '../models.js';
 export class PaymentsBase {
   constructor(protected readonly _core: Core) {}
 
-  /** Top up the wallet (owner or admin; Idempotency-Key makes a retry charge once). Sandbox: settled at once; Stripe: pending until its webhook (`POST /v1/payments/topup`) */
+  /** Top up the wallet (owner or admin; Idempotency-Key makes a retry charge once). Sandbox: settled at once; Stripe: pending until its webhook (without payment_method: with a client_secret to confirm with Stripe.js) (`POST /v1/payments/topup`) */
   topUp(body: M.TopUpWalletBody, options?: RequestOptions): Promise<M.TopUpWalletResponse> {
     return this._core.request({ operationId: 'topUpWallet', method: 'POST', path: `/v1/payments/topup`, body, bodyKind: 'json', responseType: 'json' }, options);
   }

@@ -9,9 +9,9 @@ function ExtractionEditor({ index, draft, errors, change, remove }: { index: num
   const at = (field: string) => errors[`extraction_fields.${index}.${field}`];
   const edit = <K extends keyof ExtractionDraft>(key: K, value: ExtractionDraft[K]) => change({ ...draft, [key]: value });
   return (
-    <fieldset className="item">
+    <fieldset className="editor-item">
       <legend>{`Field ${index + 1}${draft.name ? `: ${draft.name}` : ''}`}</legend>
-      <div className="row">
+      <div className="field-row">
         <Field label="Field name" name={`extraction_fields.${index}.name`} value={draft.name} onChange={(v) => edit('name', v)} required error={at('name')} />
         <SelectField label="Field type" name={`extraction_fields.${index}.type`} value={draft.type} onChange={(v) => edit('type', v as ExtractionType)} options={EXTRACTION_TYPES.map((t) => ({ value: t, label: t }))} error={at('type')} />
       </div>

@@ -26,12 +26,12 @@ function FunctionEditor({ index, draft, saved, agentId, errors, change, remove }
   const schemaError = checkSchema(draft.parameters).error ?? at('parameters');
   const title = `Function ${index + 1}${draft.name ? `: ${draft.name}` : ''}`;
   return (
-    <fieldset className="item">
+    <fieldset className="editor-item">
       <legend>{title}</legend>
       <Field label="Function name" name={`functions.${index}.name`} value={draft.name} onChange={(v) => edit('name', v)} required error={at('name')} description="Letters, digits and _, such as lookup_order." />
       <Field label="Function description" name={`functions.${index}.description`} value={draft.description} onChange={(v) => edit('description', v)} error={at('description')} description="When the model should call it." />
       <Field label="Function URL" name={`functions.${index}.url`} type="url" value={draft.url} onChange={(v) => edit('url', v)} required error={at('url')} />
-      <div className="row">
+      <div className="field-row">
         <SelectField label="HTTP method" name={`functions.${index}.method`} value={draft.method} onChange={(v) => edit('method', v as FunctionMethod)} options={FUNCTION_METHODS.map((m) => ({ value: m, label: m }))} />
         <Field label="Timeout (ms)" name={`functions.${index}.timeout_ms`} type="number" min={100} max={30000} value={draft.timeout_ms} onChange={(v) => edit('timeout_ms', v)} error={at('timeout_ms')} />
       </div>
