@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { Link } from 'wouter';
 import { useKey, useWorkspace } from '../../api/workspace.tsx';
 import { CheckboxField, Field, SelectField } from '../../ui/form.tsx';
 import { QueryView } from '../../ui/states.tsx';
@@ -36,7 +37,11 @@ export function KnowledgeSection({ draft, set, errors }: SectionProps) {
   return (
     <fieldset className="checks" aria-describedby={errors.knowledge_base_ids ? 'kb-error' : undefined}>
       <legend>Knowledge bases</legend>
-      <QueryView query={bases} loadingLabel="Loading the knowledge bases…" isEmpty={(list) => list.length === 0} empty={<p className="hint">This workspace has no knowledge base yet.</p>}>
+      <QueryView query={bases} loadingLabel="Loading the knowledge bases…" isEmpty={(list) => list.length === 0} empty={
+          <p className="hint">
+            This workspace has no knowledge base yet: <Link href="/knowledge-bases">create one</Link>.
+          </p>
+        }>
         {(list) => list.map((kb) => <CheckboxField key={kb.id} label={`${kb.name} (${kb.chunk_count} passages)`} name="knowledge_base_ids" checked={draft.knowledge_base_ids.includes(kb.id)} onChange={(on) => toggle(kb.id, on)} />)}
       </QueryView>
       {draft.knowledge_base_ids
@@ -49,7 +54,9 @@ export function KnowledgeSection({ draft, set, errors }: SectionProps) {
           {errors.knowledge_base_ids}
         </span>
       ) : null}
-      <p className="hint">The agent answers from the passages of the bases checked.</p>
+      <p className="hint">
+        The agent answers from the passages of the bases checked. <Link href="/knowledge-bases">Manage knowledge bases</Link>
+      </p>
     </fieldset>
   );
 }
