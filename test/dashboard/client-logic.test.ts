@@ -127,6 +127,7 @@ describe('the agent draft', () => {
     assert.equal(draftField('llm.temperature'), 'llm_temperature');
     assert.equal(draftField('end_call_phrases.2'), 'end_call_phrases');
     assert.equal(draftField('webhook_url'), 'webhook_url');
-    assert.equal(draftField('functions.0.url'), undefined);
+    assert.equal(draftField('functions.0.url'), 'functions.0.url');
+    assert.equal(draftField('created_at'), undefined);
   });
 });

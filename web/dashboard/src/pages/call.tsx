@@ -1,19 +1,20 @@
 import { useQuery } from '@tanstack/react-query';
-import type { Call, TranscriptEntry } from '@voice-agent-platform/sdk';
+import type { Call } from '@voice-agent-platform/sdk';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
 import { Button } from '../ui/form.tsx';
-import { clock, dateTime, label, usd } from '../ui/format.ts';
+import { dateTime, label, usd } from '../ui/format.ts';
 import { PageTitle } from '../ui/shell.tsx';
-import { Empty, QueryView } from '../ui/states.tsx';
+import { QueryView } from '../ui/states.tsx';
+import { CallControls } from './call/call-controls.tsx';
+import { hasEnded, settling } from './call/call-status.ts';
+import { CallDeliveries } from './call/deliveries.tsx';
+import { CallTranscript } from './call/call-transcript.tsx';
 
-// One call: its status and history, the recording, the transcript with each turn's time and
-// latency, the extracted fields and the cost. Polled while the call or its post-call work
-// (recording, extraction) is still going.
-
-const TERMINAL = new Set(['completed', 'transferred', 'voicemail', 'failed', 'busy', 'no_answer', 'canceled']);
-const settling = (call: Call) => !TERMINAL.has(call.status) || call.recording_status === 'pending' || call.analysis_status === 'pending';
+// One call: its status and history, hang up or transfer while live, the recording, the
+// transcript with each turn's time and latency, the extracted fields, the cost and the webhook
+// events sent. Polled while the call or its post-call work (recording, extraction) is still going.
 
 /** The signed recording link on this origin (the platform names its public address, which a proxy may rewrite). */
 function sameOrigin(url: string): string {
@@ -23,6 +24,7 @@ function sameOrigin(url: string): string {
 
 function Recording({ call, refetch }: { call: Call; refetch(): void }) {
   const [failed, setFailed] = useState(false);
+  if (!hasEnded(call)) return <p>The recording is made once the call ends.</p>;
   if (call.recording_status === 'pending') return <p role="status">The recording is being made…</p>;
   if (call.recording_status === 'failed') return <p>The recording could not be made{call.recording_error ? `: ${call.recording_error}` : '.'}</p>;
   if (!call.recording_url) return <p>This call has no recording.</p>;
@@ -43,38 +45,6 @@ function Recording({ call, refetch }: { call: Call; refetch(): void }) {
   );
 }
 
-function Transcript({ turns }: { turns: TranscriptEntry[] }) {
-  if (turns.length === 0) return <Empty title="Nothing was said." />;
-  return (
-    <div className="table-wrap">
-      <table className="transcript">
-        <caption className="visually-hidden">Transcript</caption>
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Speaker</th>
-            <th scope="col">Said</th>
-            <th scope="col">Latency</th>
-          </tr>
-        </thead>
-        <tbody>
-          {turns.map((turn) => (
-            <tr key={`${turn.role}-${turn.start_ms}`} className={`turn-${turn.role}`}>
-              <td>{clock(turn.start_ms)}</td>
-              <td>{turn.role === 'agent' ? 'Agent' : 'Caller'}</td>
-              <td>
-                {turn.text}
-                {turn.interrupted ? <span className="hint"> (interrupted)</span> : null}
-              </td>
-              <td>{turn.latency_ms !== undefined ? `${turn.latency_ms} ms` : ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
 function Summary({ call }: { call: Call }) {
   const rows: [string, string][] = [
     ['Status', label(call.status)],
@@ -86,6 +56,8 @@ function Summary({ call }: { call: Call }) {
     ['Ended', dateTime(call.ended_at)],
     ['Billed duration', `${call.duration_seconds} s`],
     ['Cost', usd(call.cost_usd)],
+    ['Transferred to', call.transferred_to ?? '—'],
+    ['Error', call.error ? `${label(call.error.code)}: ${call.error.message}` : '—'],
     ['Latency (p50 / p95)', call.latency ? `${call.latency.p50_ms ?? '—'} ms / ${call.latency.p95_ms ?? '—'} ms over ${call.latency.turns} turns` : '—'],
   ];
   return (
@@ -100,9 +72,9 @@ function Summary({ call }: { call: Call }) {
   );
 }
 
-function Timeline({ id }: { id: string }) {
+function Timeline({ id, status }: { id: string; status: Call['status'] }) {
   const { api } = useWorkspace();
-  const events = useQuery({ queryKey: useKey('call-events', id), queryFn: async () => (await api.calls.events(id)).data });
+  const events = useQuery({ queryKey: useKey('call-events', id, status), queryFn: async () => (await api.calls.events(id)).data, placeholderData: (previous) => previous });
   return (
     <QueryView query={events} isEmpty={(list) => list.length === 0} empty={<p>No status changes yet.</p>}>
       {(list) => (
@@ -120,6 +92,7 @@ function Timeline({ id }: { id: string }) {
 
 function Extracted({ call }: { call: Call }) {
   const entries = Object.entries(call.extracted);
+  if (!hasEnded(call)) return <p>The fields are extracted once the call ends.</p>;
   if (call.analysis_status === 'pending') return <p role="status">The fields are being extracted…</p>;
   if (entries.length === 0) return <p>No fields were extracted (the agent defines none, or the call had nothing to say).</p>;
   return (
@@ -154,13 +127,14 @@ export function CallPage({ id }: { id: string }) {
                 Agent: <Link href={`/agents/${data.agent_id}`}>{data.agent_id}</Link>
               </p>
             </section>
+            <CallControls call={data} />
             <section aria-labelledby="recording-heading" className="panel">
               <h2 id="recording-heading">Recording</h2>
               <Recording call={data} refetch={() => void call.refetch()} />
             </section>
             <section aria-labelledby="transcript-heading" className="panel">
               <h2 id="transcript-heading">Transcript</h2>
-              <Transcript turns={data.transcript} />
+              <CallTranscript call={data} />
             </section>
             <section aria-labelledby="extracted-heading" className="panel">
               <h2 id="extracted-heading">Extracted fields</h2>
@@ -168,8 +142,9 @@ export function CallPage({ id }: { id: string }) {
             </section>
             <section aria-labelledby="timeline-heading" className="panel">
               <h2 id="timeline-heading">Status history</h2>
-              <Timeline id={id} />
+              <Timeline id={id} status={data.status} />
             </section>
+            <CallDeliveries call={data} />
           </div>
         )}
       </QueryView>

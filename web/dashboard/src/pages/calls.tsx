@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import type { ListCallsQuery } from '@voice-agent-platform/sdk';
+import type { Call, ListCallsQuery } from '@voice-agent-platform/sdk';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { describeError } from '../api/errors.ts';
@@ -9,8 +9,10 @@ import { dateTime, label, usd } from '../ui/format.ts';
 import { PageTitle } from '../ui/shell.tsx';
 import { Empty, QueryView } from '../ui/states.tsx';
 
-// The workspace's calls, newest first, filtered by status, direction, agent and dates, and
-// exported as CSV with the same filters.
+// The workspace's calls, newest first, 50 a page (paged with the API's cursors), filtered by
+// status, direction, agent and dates, and exported as CSV with the same filters.
+
+const PAGE_SIZE = 50;
 
 const STATUSES: NonNullable<ListCallsQuery['status']>[] = ['queued', 'ringing', 'in_progress', 'completed', 'transferred', 'voicemail', 'failed', 'busy', 'no_answer', 'canceled'];
 const DIRECTIONS: NonNullable<ListCallsQuery['direction']>[] = ['inbound', 'outbound', 'web'];
@@ -71,49 +73,94 @@ function ExportButton({ query }: { query: ListCallsQuery }) {
   );
 }
 
+function CallsTable({ calls }: { calls: Call[] }) {
+  return (
+    <div className="table-wrap">
+      <table>
+        <caption className="visually-hidden">Calls</caption>
+        <thead>
+          <tr>
+            <th scope="col">Call</th>
+            <th scope="col">Status</th>
+            <th scope="col">Direction</th>
+            <th scope="col">To / from</th>
+            <th scope="col">Duration</th>
+            <th scope="col">Cost</th>
+          </tr>
+        </thead>
+        <tbody>
+          {calls.map((call) => (
+            <tr key={call.id}>
+              <td>
+                <Link href={`/calls/${call.id}`}>{dateTime(call.created_at)}</Link>
+              </td>
+              <td>
+                <span className={`badge badge-${call.status}`}>{label(call.status)}</span>
+              </td>
+              <td>{call.direction}</td>
+              <td>{call.direction === 'inbound' ? call.from : call.to}</td>
+              <td>{call.duration_seconds} s</td>
+              <td>{usd(call.cost_usd)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Pager({ page, count, hasMore, busy, previous, next }: { page: number; count: number; hasMore: boolean; busy: boolean; previous(): void; next(): void }) {
+  const first = (page - 1) * PAGE_SIZE + 1;
+  return (
+    <nav className="pager" aria-label="Pages of calls">
+      <Button variant="secondary" onPress={previous} isDisabled={page === 1 || busy}>
+        Previous page
+      </Button>
+      <span role="status">
+        Page {page}: calls {first}–{first + count - 1}
+      </span>
+      <Button variant="secondary" onPress={next} isDisabled={!hasMore || busy}>
+        Next page
+      </Button>
+    </nav>
+  );
+}
+
 export function CallsPage() {
   const { api } = useWorkspace();
   const [filters, setFilters] = useState<Filters>({ status: '', direction: '', agent_id: '', from: '', to: '' });
+  // The cursor of each page seen so far; the last is the page shown (undefined: the first).
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const cursor = cursors.at(-1);
   const query = queryOf(filters);
-  const calls = useQuery({ queryKey: useKey('calls', query), queryFn: async () => await api.calls.list({ ...query, limit: 50 }) });
+  const calls = useQuery({
+    queryKey: useKey('calls', query, cursor),
+    queryFn: async () => await api.calls.list({ ...query, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }),
+    placeholderData: (previous) => previous,
+  });
+  const filter = (next: Filters) => {
+    setFilters(next);
+    setCursors([undefined]);
+  };
   return (
     <>
       <PageTitle actions={<ExportButton query={query} />}>Calls</PageTitle>
-      <FilterBar filters={filters} set={setFilters} />
+      <FilterBar filters={filters} set={filter} />
       <QueryView query={calls} isEmpty={(page) => page.data.length === 0} empty={<Empty title="No calls match.">Calls placed through the API, campaigns or widgets appear here.</Empty>}>
         {(page) => (
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Calls</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Call</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Direction</th>
-                  <th scope="col">To / from</th>
-                  <th scope="col">Duration</th>
-                  <th scope="col">Cost</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.data.map((call) => (
-                  <tr key={call.id}>
-                    <td>
-                      <Link href={`/calls/${call.id}`}>{dateTime(call.created_at)}</Link>
-                    </td>
-                    <td>
-                      <span className={`badge badge-${call.status}`}>{label(call.status)}</span>
-                    </td>
-                    <td>{call.direction}</td>
-                    <td>{call.direction === 'inbound' ? call.from : call.to}</td>
-                    <td>{call.duration_seconds} s</td>
-                    <td>{usd(call.cost_usd)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            {page.has_more ? <p className="hint">Showing the newest 50; narrow the filters or export to see them all.</p> : null}
-          </div>
+          <>
+            <CallsTable calls={page.data} />
+            {page.has_more || cursors.length > 1 ? (
+              <Pager
+                page={cursors.length}
+                count={page.data.length}
+                hasMore={page.has_more && page.next_cursor !== null}
+                busy={calls.isPlaceholderData}
+                previous={() => setCursors((list) => list.slice(0, -1))}
+                next={() => setCursors((list) => [...list, page.next_cursor ?? undefined])}
+              />
+            ) : null}
+          </>
         )}
       </QueryView>
     </>
