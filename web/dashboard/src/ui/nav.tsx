@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 
 // The main navigation: every page in four groups. Wide screens show it as a side column; below
@@ -84,6 +84,11 @@ export function MainNav({ open, onNavigate }: { open: boolean; onNavigate: () =>
 export function useMenu() {
   const [open, setOpen] = useState(false);
   const [location] = useLocation();
-  useEffect(() => setOpen(false), [location]);
+  const [openedAt, setOpenedAt] = useState(location);
+  // Back and forward change the page without a click on a link: fold the menu then too.
+  if (openedAt !== location) {
+    setOpenedAt(location);
+    setOpen(false);
+  }
   return { open, toggle: () => setOpen((was) => !was), close: () => setOpen(false) };
 }
