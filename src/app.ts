@@ -12,6 +12,7 @@ import type { DatabaseHandle } from './platform/db/database.ts';
 import { registerErrorHandling } from './platform/http/error-handler.ts';
 import { clientErrorHandlerFor, frameworkErrors, registerInputGuard } from './platform/http/input-guard.ts';
 import { registerErrorDocs } from './platform/http/error-docs.ts';
+import { lazySerializerFactory } from './platform/http/lazy-serializers.ts';
 import { enforceRouteConventions, registerOpenApi } from './platform/http/openapi.ts';
 import { registerValidation } from './platform/http/validation.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
@@ -108,6 +109,8 @@ export async function buildApp(
     // A plugin's start (migrations, the demo workspace, swagger-ui's files) may take well over
     // Fastify's default 10 s on a loaded machine: a slow start is not a hung plugin.
     pluginTimeout: 120_000,
+    // Response serialisers compiled on each route's first response, not all at start-up.
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory } },
     // The router's own refusals (bad percent-encoding, over-long parameters) as problem+json.
     frameworkErrors,
     clientErrorHandler: clientErrorHandlerFor(config.publicBaseUrl),
