@@ -62,7 +62,8 @@ export function seedPgliteDir(target: string, template: string): boolean {
   fs.mkdirSync(path.dirname(target), { recursive: true });
   const partial = `${target}.copying-${process.pid}`;
   fs.rmSync(partial, { recursive: true, force: true });
-  fs.cpSync(template, partial, { recursive: true });
+  // A copy-on-write clone where the file system offers it (btrfs, XFS), a plain copy elsewhere.
+  fs.cpSync(template, partial, { recursive: true, mode: fs.constants.COPYFILE_FICLONE });
   try {
     fs.renameSync(partial, target);
   } catch (error) {
