@@ -12,6 +12,7 @@ import type { DatabaseHandle } from './platform/db/database.ts';
 import { registerErrorHandling } from './platform/http/error-handler.ts';
 import { clientErrorHandlerFor, frameworkErrors, registerInputGuard } from './platform/http/input-guard.ts';
 import { registerErrorDocs } from './platform/http/error-docs.ts';
+import { lazySerializerFactory } from './platform/http/lazy-serializers.ts';
 import { enforceRouteConventions, registerOpenApi } from './platform/http/openapi.ts';
 import { registerValidation } from './platform/http/validation.ts';
 import { registerIdempotency } from './platform/idempotency.ts';
@@ -19,6 +20,7 @@ import { createLogger, withLogSerializers } from './platform/logging.ts';
 import type { Mailer } from './platform/mailer.ts';
 import { registerMetrics } from './platform/metrics.ts';
 import { createPlatform, type Platform } from './platform/platform.ts';
+import type { StartupPhases } from './platform/startup-phases.ts';
 import { registerHttpTracing } from './platform/telemetry/http.ts';
 import { createTelemetry } from './platform/telemetry/telemetry.ts';
 import type { Providers } from './providers/index.ts';
@@ -68,6 +70,8 @@ export interface AppInputs {
   providers?: Partial<Providers>;
   /** Called on the bare app before any route is added (observers such as the tests' operation recorder). */
   instrument?: (app: FastifyInstance) => void;
+  /** The process's start-up clock (src/server.ts): building the app ends its phases `platform`, `plugins`, `routes`. */
+  phases?: StartupPhases;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -108,6 +112,8 @@ export async function buildApp(
     // A plugin's start (migrations, the demo workspace, swagger-ui's files) may take well over
     // Fastify's default 10 s on a loaded machine: a slow start is not a hung plugin.
     pluginTimeout: 120_000,
+    // Response serialisers compiled on each route's first response, not all at start-up.
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory } },
     // The router's own refusals (bad percent-encoding, over-long parameters) as problem+json.
     frameworkErrors,
     clientErrorHandler: clientErrorHandlerFor(config.publicBaseUrl),
@@ -124,6 +130,7 @@ export async function buildApp(
   const telemetry = await createTelemetry(config.telemetry, { onError: (err) => app.log.warn({ err }, 'tracing: spans could not be exported') });
   const platform = createPlatform({ ...inputs, logger: app.log, telemetry });
   await platform.gate.ready();
+  inputs.phases?.end('platform');
   inputs.instrument?.(app);
   if (telemetry.tracer) registerHttpTracing(app, telemetry.tracer);
 
@@ -152,6 +159,7 @@ export async function buildApp(
   registerAuthentication(app, platform);
   registerIdempotency(app, platform);
   registerAuditTrail(app, platform.audit);
+  inputs.phases?.end('plugins');
 
   // The modules, one plugin each; each builds its own service from the platform.
   await app.register(healthRoutes(platform));
@@ -186,6 +194,7 @@ export async function buildApp(
   await app.register(brandingRoutes(platform));
   // The dashboard: `/`, its assets, and its client routes for browser navigations (API paths keep their 404).
   await app.register(dashboard.routes);
+  inputs.phases?.end('routes');
 
   app.addHook('onClose', async () => {
     await schedules.worker.stop();

@@ -1,17 +1,21 @@
 // Process entry: config → database → app → (worker) → listen; graceful shutdown on signals.
 import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
-import { Redis } from 'ioredis';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { resolveJwtSecret } from './platform/auth/jwt.ts';
 import { systemClock } from './platform/clock.ts';
 import { migrateToLatest, openDatabase } from './platform/db/database.ts';
+import { usablePgliteTemplate } from './platform/db/pglite-template.ts';
 import { createWebhookWorker } from './modules/webhooks/worker.ts';
 import { createHousekeepingWorker } from './modules/housekeeping/worker.ts';
 import { checkMediaHealth, describeMediaHealth } from './providers/health.ts';
+import { createStartupPhases, STARTUP_LOG_MESSAGE } from './platform/startup-phases.ts';
 
 async function main() {
+  // Every module above is loaded by now: that is the first phase (Node's own start included).
+  const phases = createStartupPhases();
+  phases.end('modules');
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
@@ -23,13 +27,19 @@ async function main() {
     throw error;
   }
 
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pglite') });
+  // A new DATA_DIR starts from the migrated template made at install time, when there is one.
+  const pgliteTemplate = config.databaseUrl ? undefined : usablePgliteTemplate();
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: path.join(config.dataDir, 'pglite'), pgliteTemplate });
+  phases.end('database_open');
   await migrateToLatest(database);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : undefined;
+  phases.end('migrations');
+  // ioredis is loaded only when Redis is configured.
+  const redis = config.redisUrl ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false }) : undefined;
   // The rate limiter reports an unreachable Redis once (and its return); ioredis reconnects by itself.
   redis?.on('error', () => undefined);
   const jwtSecret = await resolveJwtSecret(config.auth.jwtSecret, config.dataDir);
-  const { app, platform, calls, payments, voice, schedules, campaigns } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis });
+  phases.end('jwt_secret');
+  const { app, platform, calls, payments, voice, schedules, campaigns } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis, phases });
   const webhookWorker =
     config.role === 'api'
       ? null
@@ -70,32 +80,53 @@ async function main() {
     await new Promise<void>((resolve) => (logger.flush ? logger.flush(() => resolve()) : resolve()));
   });
 
-  await webhookWorker?.start();
-  housekeeping?.start();
-  // The dialer: queued calls (and calls whose process died) are picked up by ROLE=all|worker.
-  if (config.role !== 'api') await calls.worker.start();
-  // After the call: recordings, extraction, call.ended (calls ended anywhere, or left by a dead worker).
-  if (config.role !== 'api') await calls.postCall.start();
-  // The campaign dialer: queues due contacts' calls for the dialer above.
-  if (config.role !== 'api') await campaigns.dialer.start();
-  // Auto-recharge charges wallets that crossed below their threshold.
-  if (config.role !== 'api') payments.worker.start();
-  // Voice sessions nobody joined end when their token expires.
-  if (config.role !== 'api') voice.worker.start();
-  // Scheduled calls fire at their time (those due while no worker ran fire now, late).
-  if (config.role !== 'api') await schedules.worker.start();
+  // The background jobs claim and run rows; no request waits for them, so they start once the
+  // server listens (their first claims would otherwise queue ahead of the first requests on PGlite).
+  const startWorkers = async () => {
+    await webhookWorker?.start();
+    housekeeping?.start();
+    if (config.role === 'api') return;
+    // The dialer: queued calls (and calls whose process died) are picked up by ROLE=all|worker.
+    await calls.worker.start();
+    // After the call: recordings, extraction, call.ended (calls ended anywhere, or left by a dead worker).
+    await calls.postCall.start();
+    // The campaign dialer: queues due contacts' calls for the dialer above.
+    await campaigns.dialer.start();
+    // Auto-recharge charges wallets that crossed below their threshold.
+    payments.worker.start();
+    // Voice sessions nobody joined end when their token expires.
+    voice.worker.start();
+    // Scheduled calls fire at their time (those due while no worker ran fire now, late).
+    await schedules.worker.start();
+  };
+  // Route schemas compiled, plugins loaded: every route answers from here on.
+  await app.ready();
+  phases.end('ready');
   if (config.role !== 'worker') {
     await app.listen({ port: config.port, host: config.host });
+    phases.end('listen');
+    const listeningMs = phases.elapsed();
+    // The OpenAPI document is built once, on its first request or here, whichever comes first.
+    app.swagger();
+    phases.end('openapi');
+    await startWorkers();
+    phases.end('workers');
     // The media writer's thread loads now, not while the first caller waits for the greeting.
     voice.service.prepareMedia();
+    phases.end('media_writer');
     app.log.info(`docs at ${config.publicBaseUrl}/docs, schema at ${config.publicBaseUrl}/openapi.json (database: ${database.kind})`);
-    // Which engines are real and whether they answer; logged once the checks are back, never blocking start-up.
-    void checkMediaHealth({ providers: platform.providers, config })
+    // Which engines are real and whether they answer (the espeak-ng probe among them); logged once
+    // the checks are back, never blocking start-up.
+    void phases
+      .beside('media_probe', checkMediaHealth({ providers: platform.providers, config }))
       .then((health) => app.log.info({ media: health }, `media: ${describeMediaHealth(health)}`))
-      .catch((err) => app.log.warn({ err }, 'media health check failed'));
+      .catch((err) => app.log.warn({ err }, 'media health check failed'))
+      .finally(() => app.log.debug({ phases: phases.report(), phases_cpu: phases.cpu(), listening_ms: listeningMs, pglite_template: database.fromTemplate ?? false }, STARTUP_LOG_MESSAGE));
   } else {
-    await app.ready();
+    await startWorkers();
+    phases.end('workers');
     app.log.info('worker role: HTTP API not served');
+    app.log.debug({ phases: phases.report(), phases_cpu: phases.cpu(), pglite_template: database.fromTemplate ?? false }, STARTUP_LOG_MESSAGE);
   }
 }
 

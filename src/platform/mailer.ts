@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
 import { randomToken } from './secrets.ts';
 
 // Outgoing mail: through SMTP (nodemailer) when SMTP_URL is set, otherwise each message is
@@ -20,7 +21,10 @@ export interface Mailer {
 
 export function createMailer(options: { smtpUrl?: string; from: string; dataDir: string }): Mailer {
   if (options.smtpUrl) {
-    const transport = nodemailer.createTransport(options.smtpUrl);
+    // Loaded only with SMTP_URL (synchronously, a CommonJS package): a static import cost every
+    // start-up its load (docs/decisions.md, "Start-up").
+    const mail = createRequire(import.meta.url)('nodemailer') as typeof nodemailer;
+    const transport = mail.createTransport(options.smtpUrl);
     return {
       async send(message) {
         await transport.sendMail({ from: options.from, to: message.to, subject: message.subject, text: message.text });

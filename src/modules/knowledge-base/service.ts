@@ -9,7 +9,7 @@ import { newId } from '../../platform/ids.ts';
 import { assertUrlField, type OutboundClient } from '../../platform/outbound/ssrf-guard.ts';
 import { type Page, type PageRequest, toPage } from '../../platform/pagination.ts';
 import type { EmbeddingsProvider } from '../../providers/embeddings/port.ts';
-import { type Format, formatOfFile, SUPPORTED_FORMATS_TEXT } from './extract.ts';
+import { type Format, formatOfFile, SUPPORTED_FORMATS_TEXT } from './formats.ts';
 import { createIngestion, failureMessage, IngestError } from './ingest.ts';
 import { tsConfigFor } from './language.ts';
 import type { ChunkOwner, KnowledgeBaseRepo, KnowledgeBaseRow, NewChunk } from './repo.ts';

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import twilio from 'twilio';
 import { Type } from 'typebox';
 import { assertAcceptableBody } from '../../platform/http/input-guard.ts';
 import { mediaBody } from '../../platform/http/schemas.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { TWILIO_PATHS } from '../../providers/telephony/twilio.ts';
+import { twilioSdk } from '../../providers/telephony/twilio-client.ts';
 import type { CallsModule } from '../calls/module.ts';
 import { createTwilioService, type TwilioParams } from './twilio-service.ts';
 
@@ -39,7 +39,7 @@ export function telephonyRoutes(platform: Platform, calls: CallsModule): Fastify
     const params = (request.body ?? {}) as TwilioParams;
     // Twilio signs the address it called: this deployment's public address, whatever proxy is between.
     const url = `${base}${request.url}`;
-    if (typeof signature !== 'string' || !twilio.validateRequest(token, signature, url, params)) {
+    if (typeof signature !== 'string' || !twilioSdk().validateRequest(token, signature, url, params)) {
       throw new AppError('invalid_signature', 'X-Twilio-Signature does not match this request');
     }
     return { service, params };

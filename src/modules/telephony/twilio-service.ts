@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import twilio from 'twilio';
 import type { WebSocket } from 'ws';
 import { newId } from '../../platform/ids.ts';
 import { toE164 } from '../../platform/phone.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { sha256Hex } from '../../platform/secrets.ts';
 import { answeredByOf, type TwilioTelephony } from '../../providers/telephony/twilio.ts';
+import { twilioSdk } from '../../providers/telephony/twilio-client.ts';
 import { openTwilioMediaStream } from '../../providers/telephony/twilio-media.ts';
 import type { CallsModule } from '../calls/module.ts';
 import type { CallRow } from '../calls/repo.ts';
@@ -35,7 +35,7 @@ export function createTwilioService(platform: Platform, calls: CallsModule, tele
   const { journal, runner } = calls;
 
   const hangUp = (say?: string) => {
-    const response = new twilio.twiml.VoiceResponse();
+    const response = new (twilioSdk().twiml.VoiceResponse)();
     if (say) response.say(say);
     response.hangup();
     return response.toString();
@@ -45,7 +45,7 @@ export function createTwilioService(platform: Platform, calls: CallsModule, tele
   async function connectTwiml(callId: string, callSid: string): Promise<string> {
     const token = randomBytes(24).toString('base64url');
     if (!(await journal.expectStream(callId, callSid, sha256Hex(token)))) return hangUp();
-    const response = new twilio.twiml.VoiceResponse();
+    const response = new (twilioSdk().twiml.VoiceResponse)();
     const stream = response.connect().stream({ url: telephony.urls.stream });
     stream.parameter({ name: 'call_id', value: callId });
     stream.parameter({ name: 'token', value: token });

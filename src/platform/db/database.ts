@@ -5,6 +5,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { migrations } from './migrations/index.ts';
+import { seedPgliteDir } from './pglite-template.ts';
 import type { DB } from './schema.ts';
 
 export interface DatabaseOptions {
@@ -12,6 +13,11 @@ export interface DatabaseOptions {
   databaseUrl?: string;
   /** Directory of the embedded database (`DATA_DIR/pglite`). */
   pgliteDir?: string;
+  /**
+   * A migrated PGlite data directory (pglite-template.ts) copied to `pgliteDir` when no database is
+   * there yet, instead of creating one.
+   */
+  pgliteTemplate?: string;
   /** PostgreSQL schema to use (tests give each run its own); created when missing. */
   schema?: string;
   poolSize?: number;
@@ -30,6 +36,8 @@ export interface DatabaseHandle {
   pglite?: PGlite;
   /** The pg pool (LISTEN/NOTIFY across PostgreSQL instances). */
   pool?: pg.Pool;
+  /** True when the embedded database was just copied from the template (pgliteTemplate). */
+  fromTemplate?: boolean;
   schema?: string;
   close(): Promise<void>;
 }
@@ -64,12 +72,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
   }
   const dir = options.pgliteDir;
   if (dir) await fs.mkdir(path.dirname(dir), { recursive: true });
+  const fromTemplate = dir && options.pgliteTemplate ? seedPgliteDir(dir, options.pgliteTemplate) : false;
   const pglite = await PGlite.create(dir, { parsers: { [pgliteTypes.INT8]: (value: string) => Number(value) } });
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
   return {
     db,
     kind: 'pglite',
     pglite,
+    fromTemplate,
     close: async () => {
       await db.destroy();
       if (!pglite.closed) await pglite.close();

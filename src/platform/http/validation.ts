@@ -22,16 +22,38 @@ function makeAjv(coerce: boolean): Ajv {
   return ajv;
 }
 
-/** Compiles each schema object once (shared schemas such as ListQuery serve many routes). */
+type DataValidationCxt = Parameters<ValidateFunction>[1];
+
+/** An Ajv validator compiled when first called (see `cachedCompiler`). */
+interface LazyValidator {
+  (data: unknown, context?: DataValidationCxt): boolean;
+  errors?: ValidateFunction['errors'];
+  /** Always set: Fastify then passes the request as the parent, as it does to a compiled Ajv function. */
+  schemaEnv: true;
+}
+
+/**
+ * Compiles each schema object once (shared schemas such as ListQuery serve many routes), on the
+ * first request that needs it: Fastify asks for every route's validators while it gets ready, and
+ * compiling them all then was a large part of the start-up (docs/decisions.md, "Start-up").
+ */
 function cachedCompiler(ajv: Ajv) {
-  const compiled = new WeakMap<object, ValidateFunction>();
-  return (schema: Record<string, unknown>): ValidateFunction => {
-    let validate = compiled.get(schema);
-    if (!validate) {
-      validate = ajv.compile(boundArrays(schema));
-      compiled.set(schema, validate);
+  const compiled = new WeakMap<object, LazyValidator>();
+  return (schema: Record<string, unknown>): LazyValidator => {
+    let lazy = compiled.get(schema);
+    if (!lazy) {
+      let validate: ValidateFunction | undefined;
+      const run = ((data: unknown, context?: DataValidationCxt) => {
+        validate ??= ajv.compile(boundArrays(schema));
+        const valid = validate(data, context);
+        run.errors = validate.errors;
+        return valid;
+      }) as LazyValidator;
+      run.schemaEnv = true;
+      lazy = run;
+      compiled.set(schema, lazy);
     }
-    return validate;
+    return lazy;
   };
 }
 

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import { openAiSdk } from '../openai-sdk.ts';
 import type { EmbeddingsProvider } from './port.ts';
 
 // OpenAI-compatible /embeddings through the official SDK with a configurable baseURL
@@ -14,7 +14,7 @@ export interface OpenAiEmbeddingsOptions {
 }
 
 export function createOpenAiEmbeddings(options: OpenAiEmbeddingsOptions): EmbeddingsProvider {
-  const client = new OpenAI({
+  const client = new (openAiSdk().OpenAI)({
     baseURL: options.baseUrl,
     // Local servers need no key, but the SDK refuses to start without one.
     apiKey: options.apiKey ?? 'not-needed',

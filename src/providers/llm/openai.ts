@@ -1,7 +1,8 @@
 // OpenAI-compatible LLM adapter (OpenAI, Azure-style gateways, vLLM, Ollama, LM Studio ...):
 // streamed Chat Completions with the engine's tools, a bounded tool-call loop, and structured
 // output (json_schema) for post-call extraction.
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
+import { openAiSdk } from '../openai-sdk.ts';
 import type {
   ChatCompletionFunctionTool,
   ChatCompletionMessageFunctionToolCall,
@@ -162,7 +163,7 @@ function coerce(field: ExtractionField, value: unknown): unknown {
 export function createOpenAiLlm(opts: OpenAiLlmOptions): LLM {
   const clock = opts.clock ?? systemClock;
   // Local OpenAI-compatible servers often need no key; the SDK insists on one.
-  const client = new OpenAI({
+  const client = new (openAiSdk().OpenAI)({
     baseURL: opts.baseUrl,
     apiKey: opts.apiKey ?? 'not-set',
     timeout: opts.timeoutMs ?? 30_000,

@@ -1,10 +1,22 @@
-import { AccessToken, RoomServiceClient, ServerError, TokenVerifier } from 'livekit-server-sdk';
+import { createRequire } from 'node:module';
+import type * as LiveKit from 'livekit-server-sdk';
 import type { RealtimeHealth, RealtimeMediaProvider, RoomGrant } from '../../modules/voice/realtime-port.ts';
 
 // LiveKit rooms for voice sessions, through livekit-server-sdk: the RoomService API (Twirp JSON
 // over HTTP, each call signed with a short-lived server token) and the client access tokens (JWT,
 // HS256 with the API secret, iss = the API key). The SDK turns a ws:// or wss:// LIVEKIT_URL into
 // the http:// or https:// host it calls, so one URL serves clients and this adapter.
+
+const require = createRequire(import.meta.url);
+let sdk: typeof LiveKit | undefined;
+/**
+ * livekit-server-sdk, loaded when the adapter is built (its CommonJS build, synchronously): a
+ * deployment without LIVEKIT_* never loads it (docs/decisions.md, "Start-up").
+ */
+function liveKitSdk(): typeof LiveKit {
+  sdk ??= require('livekit-server-sdk') as typeof LiveKit;
+  return sdk;
+}
 
 export interface LiveKitMediaOptions {
   /** LIVEKIT_URL: what clients connect to (ws:// or wss://; http(s):// works too). */
@@ -37,11 +49,11 @@ export class LiveKitApiError extends Error {
 const HEALTH_PROBE_ROOM = '__health_probe__';
 
 function twirpCode(error: unknown): string | undefined {
-  return error instanceof ServerError ? error.code : undefined;
+  return error instanceof liveKitSdk().ServerError ? error.code : undefined;
 }
 
 function apiError(operation: string, error: unknown): LiveKitApiError {
-  if (error instanceof ServerError) {
+  if (error instanceof liveKitSdk().ServerError) {
     const code = error.code ?? null;
     return new LiveKitApiError(`LiveKit ${operation} refused: ${error.status} ${code ?? ''} ${error.message}`.replace(/\s+/g, ' ').trim(), error.status, code, { cause: error });
   }
@@ -71,6 +83,7 @@ export function createLiveKitMedia(options: LiveKitMediaOptions): RealtimeMediaP
   const clockTolerance = options.clockToleranceSeconds ?? 5;
   // The SDK's time-out is in seconds. Region failover (LiveKit Cloud hosts only) is off for health:
   // its retries would outlast the time-out the check promises.
+  const { AccessToken, RoomServiceClient, TokenVerifier } = liveKitSdk();
   const rooms = new RoomServiceClient(url, apiKey, apiSecret, { requestTimeout: timeoutMs / 1000 });
   const probe = new RoomServiceClient(url, apiKey, apiSecret, { requestTimeout: timeoutMs / 1000, failover: false });
   const verifier = new TokenVerifier(apiKey, apiSecret);
@@ -98,7 +111,7 @@ export function createLiveKitMedia(options: LiveKitMediaOptions): RealtimeMediaP
     },
 
     async verifyToken(token) {
-      let claims: Awaited<ReturnType<TokenVerifier['verify']>>;
+      let claims: Awaited<ReturnType<LiveKit.TokenVerifier['verify']>>;
       try {
         claims = await verifier.verify(token, clockTolerance);
       } catch {

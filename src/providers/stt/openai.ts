@@ -1,4 +1,4 @@
-import OpenAI, { toFile } from 'openai';
+import { openAiSdk } from '../openai-sdk.ts';
 import { pcm16ToWav } from '../../runtime/audio/wav.ts';
 import type { SpeechToText } from '../../runtime/ports.ts';
 
@@ -15,11 +15,11 @@ export interface OpenAiSttConfig {
 }
 
 export function createOpenAiStt(config: OpenAiSttConfig): SpeechToText {
-  const client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'unused', timeout: config.timeoutMs, maxRetries: 0 });
+  const client = new (openAiSdk().OpenAI)({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'unused', timeout: config.timeoutMs, maxRetries: 0 });
   return {
     stateless: true,
     async transcribe(audio, options) {
-      const file = await toFile(pcm16ToWav(audio), 'utterance.wav', { type: 'audio/wav' });
+      const file = await openAiSdk().toFile(pcm16ToWav(audio), 'utterance.wav', { type: 'audio/wav' });
       const result = await client.audio.transcriptions.create(
         { file, model: config.model, language: options.language.split('-')[0].toLowerCase(), response_format: 'json' },
         { signal: options.signal },

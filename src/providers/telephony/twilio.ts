@@ -1,6 +1,5 @@
-import twilio from 'twilio';
 import type { CallMedia, DialOutcome, DialRequest, TelephonyProvider } from '../../runtime/ports.ts';
-import type { TwilioClient } from './twilio-client.ts';
+import { type TwilioClient, twilioSdk } from './twilio-client.ts';
 import type { TwilioMediaStream } from './twilio-media.ts';
 
 // Twilio as the runtime's telephony (DESIGN "Twilio"). Outbound: `calls.create` with status
@@ -163,7 +162,7 @@ export function createTwilioTelephony(deps: TwilioTelephonyDeps) {
         },
         async transfer(to) {
           stream.expectClose();
-          const twiml = new twilio.twiml.VoiceResponse();
+          const twiml = new (twilioSdk().twiml.VoiceResponse)();
           twiml.dial(to);
           await client.calls(sid).update({ twiml: twiml.toString() });
         },

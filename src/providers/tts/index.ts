@@ -68,8 +68,8 @@ export interface TtsRegistryOptions {
 export function createTtsRegistryFromConfig(config: { readonly [key: string]: unknown; tts?: TtsConfig }, options: TtsRegistryOptions = {}): TtsRegistry {
   const tts = config.tts;
   const espeak = tts?.builtinEngine === 'formant' ? undefined : createEspeakSpeech(options.espeak);
-  // Detected now, in the background, so the first call does not wait for `espeak-ng --version`.
-  void espeak?.detect();
+  // Detected on first use (src/server.ts asks right after listening, for its media log line):
+  // spawning `espeak-ng --version` forks this process, which took ~0.5 s of a loaded start-up.
   const providers: TtsProvider[] = [createBuiltinTts({ cpu: options.cpu, espeak, onEspeakError: options.onEspeakError })];
   if (tts?.baseUrl) {
     providers.push(

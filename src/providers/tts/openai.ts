@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import { openAiSdk } from '../openai-sdk.ts';
 import type { SynthesizedAudio, TtsProvider, VoiceInfo } from './port.ts';
 
 // OpenAI-compatible text to speech (`POST {baseURL}/audio/speech`) through the official SDK with a
@@ -22,7 +22,7 @@ export interface OpenAiTtsOptions {
 const ID_PREFIX = 'openai-';
 
 export function createOpenAiTts(options: OpenAiTtsOptions): TtsProvider {
-  const client = new OpenAI({
+  const client = new (openAiSdk().OpenAI)({
     baseURL: options.baseUrl,
     // Local servers need no key, but the SDK refuses to start without one.
     apiKey: options.apiKey ?? 'not-needed',
