@@ -34,7 +34,9 @@ function RoleDialog({ member, onClose }: { member: Member; onClose(): void }) {
         <SelectField label="Role" name="member_role" value={role} onChange={(value) => setRole(value as Role)} options={options} />
         <FormError message={change.error ? describeError(change.error).message : undefined} />
         <div className="actions">
-          <Button onPress={() => change.mutate()} isDisabled={change.isPending || role === member.role}>
+          {/* Not disabled while saving: a focused button that turns disabled drops the focus out of the
+              dialog (Chromium fires no blur), and Escape would no longer close it. */}
+          <Button onPress={() => change.isPending || change.mutate()} isDisabled={role === member.role}>
             Save role
           </Button>
           <Button variant="secondary" onPress={onClose}>
