@@ -104,8 +104,8 @@ async function main() {
   phases.end('ready');
   if (config.role !== 'worker') {
     await app.listen({ port: config.port, host: config.host });
-    phases.end('listen');
-    const listeningMs = phases.elapsed();
+    // The moment the listen phase ended, not a later reading: the phases up to here add up to it.
+    const listeningMs = phases.end('listen');
     // The OpenAPI document is built once, on its first request or here, whichever comes first.
     app.swagger();
     phases.end('openapi');

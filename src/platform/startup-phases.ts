@@ -7,12 +7,10 @@
 export const STARTUP_LOG_MESSAGE = 'start-up phases (ms)';
 
 export interface StartupPhases {
-  /** Ends the phase running since the last `end` (or since the process started), naming it. */
-  end(name: string): void;
+  /** Ends the phase running since the last `end` (or since the process started), naming it; answers the wall ms since the process started at that end. */
+  end(name: string): number;
   /** Times `work`, which runs beside the sequence (a warm-up after listening), as the phase `name`. */
   beside<T>(name: string, work: Promise<T>): Promise<T>;
-  /** Wall ms since the process started. */
-  elapsed(): number;
   /** Every phase so far, in the order each ended: wall ms. */
   report(): Record<string, number>;
   /** The same phases' CPU ms (the process's user + system time, every thread); none for `beside` phases. */
@@ -43,6 +41,7 @@ export function createStartupPhases(now: () => number = () => performance.now(),
       cpu[name] = round((cpu[name] ?? 0) + c - lastCpu);
       last = t;
       lastCpu = c;
+      return round(t);
     },
     async beside(name, work) {
       const started = now();
@@ -52,7 +51,6 @@ export function createStartupPhases(now: () => number = () => performance.now(),
         wall[name] = round(now() - started);
       }
     },
-    elapsed: () => round(now()),
     report: () => ({ ...wall }),
     cpu: () => ({ ...cpu }),
   };
