@@ -154,9 +154,11 @@ try {
       coverageAnalysis: 'perTest',
       mutate: [...(only ? only.map((file) => `${dir}/${file}`) : [`${dir}/**/*.ts`]), ...NOT_MUTATED.map((glob) => `!${glob}`)],
       concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 1),
-      // The machine is shared: a slow run under load must not be counted as a timeout.
-      timeoutFactor: 3,
-      timeoutMS: 30_000,
+      // The machine is shared: a slow run under load must not be counted as a timeout (a timeout
+      // counts as detected). Two minutes above five times the file's own time: only a mutant that
+      // really loops waits that long.
+      timeoutFactor: 5,
+      timeoutMS: Number(process.env.MUTATE_TIMEOUT_MS ?? 120_000),
       tempDirName: '.stryker-tmp',
       // Stryker rewrites the sandbox's tsconfig through the TypeScript JS API, absent from TypeScript 7;
       // ours has no `extends` nor `references` to rewrite, so it is pointed at no file.

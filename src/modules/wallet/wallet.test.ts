@@ -47,6 +47,7 @@ describe('wallet', () => {
     const refused = await t.request({ method: 'PATCH', url: '/v1/wallet', ...as(user), payload: { auto_recharge: { enabled: true } } });
     assert.equal(refused.statusCode, 422);
     assert.equal(refused.json().errors[0].path, 'auto_recharge.payment_method');
+    assert.match(refused.json().errors[0].message, /required to enable auto-recharge/);
     const set = await t.request({ method: 'PATCH', url: '/v1/wallet', ...as(user), payload: { threshold_usd: 7.5, auto_recharge: { enabled: true, amount_usd: 25, payment_method: 'pm_card_visa' } } });
     assert.equal(set.statusCode, 200, set.body);
     assert.deepEqual([set.json().threshold_usd, set.json().auto_recharge], [7.5, { enabled: true, amount_usd: 25, payment_method: 'pm_card_visa' }]);
@@ -159,6 +160,75 @@ describe('wallet', () => {
     const empty = (await t.request({ method: 'GET', url: '/v1/usage?from=2020-01-01T00:00:00Z&to=2020-01-03T00:00:00Z', ...as(user) })).json();
     assert.deepEqual([empty.total_usd, empty.by_day.length, empty.by_kind], [0, 2, []]);
     assert.equal((await t.request({ method: 'GET', url: '/v1/usage?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z', ...as(user) })).statusCode, 422);
+  });
+
+  it('usage counts spending only (calls, voice sessions, numbers), in USD, its agents most expensive first', async () => {
+    const user = await signUp(t);
+    const agents = [await createCallAgent(t, user), await createCallAgent(t, user), await createCallAgent(t, user)];
+    const ended = [];
+    for (const agent of agents) {
+      const call = await placeCall(t, user, { agent_id: agent.id, to: '+15550100201', simulation: { caller_script: ['Goodbye!'] } });
+      ended.push(await waitForEnd(t, user, call.id));
+    }
+    // Each call's cost plus one more charge on the same call: the first agent spent the least, the
+    // last the most, and the middle one more than the first, so neither the creation order nor its
+    // reverse is the order by amount.
+    const extra = [0.5, 3, 1.5];
+    const now = new Date();
+    await t.platform.db.transaction().execute(async (tx) => {
+      for (const [i, call] of ended.entries()) await repo.applyEntry(tx, { workspaceId: user.workspaceId, type: 'call', amountMicros: -extra[i] * 1e6, description: 'more', referenceId: call.id, now });
+      await repo.applyEntry(tx, { workspaceId: user.workspaceId, type: 'voice_session', amountMicros: -0.25e6, description: 'web call', now });
+      // Not spending: a manual adjustment taken back, a top-up, a refund of a call.
+      await repo.applyEntry(tx, { workspaceId: user.workspaceId, type: 'adjustment', amountMicros: -2e6, description: 'correction', now });
+      await repo.applyEntry(tx, { workspaceId: user.workspaceId, type: 'topup', amountMicros: 20e6, description: 'top-up', now });
+      await repo.applyEntry(tx, { workspaceId: user.workspaceId, type: 'call', amountMicros: 0.1e6, description: 'refund', referenceId: ended[0].id, now });
+    });
+    const usage = (await t.request({ method: 'GET', url: '/v1/usage', ...as(user) })).json();
+    assert.equal(usage.currency, 'USD');
+    const spentOn = ended.map((call, i) => Math.round((call.cost_usd + extra[i]) * 1e6) / 1e6);
+    assert.deepEqual(
+      usage.by_agent.map((a: { agent_id: string; amount_usd: number; calls: number }) => [a.agent_id, a.amount_usd, a.calls]),
+      [[agents[1].id, spentOn[1], 2], [agents[2].id, spentOn[2], 2], [agents[0].id, spentOn[0], 2]],
+    );
+    const kinds = Object.fromEntries(usage.by_kind.map((k: { kind: string; amount_usd: number; count: number }) => [k.kind, [k.amount_usd, k.count]]));
+    const callsUsd = Math.round(spentOn.reduce((a, b) => a + b, 0) * 1e6) / 1e6;
+    assert.deepEqual(kinds, { call: [callsUsd, 6], voice_session: [0.25, 1] });
+    assert.equal(Math.round(usage.total_usd * 1e6), Math.round((callsUsd + 0.25) * 1e6));
+  });
+
+  it('the ledger pages newest first: every entry once, the cursor continuing after the last one shown', async () => {
+    const user = await signUp(t);
+    const start = Date.now();
+    for (let i = 1; i <= 5; i++) await debit(user, i / 10, new Date(start + i));
+    const whole = (await t.request({ method: 'GET', url: '/v1/wallet/transactions?limit=100', ...as(user) })).json();
+    assert.deepEqual(
+      whole.data.map((e: { amount_usd: number }) => e.amount_usd),
+      [-0.5, -0.4, -0.3, -0.2, -0.1, 10],
+    );
+    assert.deepEqual([whole.has_more, whole.next_cursor], [false, null]);
+    const pages = [];
+    let cursor: string | null = null;
+    do {
+      const url: string = `/v1/wallet/transactions?limit=2${cursor ? `&cursor=${cursor}` : ''}`;
+      const page = (await t.request({ method: 'GET', url, ...as(user) })).json();
+      pages.push(page.data.map((e: { id: string }) => e.id));
+      assert.equal(page.has_more, page.next_cursor !== null);
+      cursor = page.next_cursor;
+    } while (cursor && pages.length < 10);
+    assert.deepEqual(pages, [whole.data.slice(0, 2), whole.data.slice(2, 4), whole.data.slice(4, 6)].map((p) => p.map((e: { id: string }) => e.id)));
+    const exact = (await t.request({ method: 'GET', url: '/v1/wallet/transactions?limit=6', ...as(user) })).json();
+    assert.deepEqual([exact.data.length, exact.has_more], [6, false], 'a page holding the last entry has no more');
+    const calls = (await t.request({ method: 'GET', url: '/v1/wallet/transactions?type=adjustment', ...as(user) })).json();
+    assert.deepEqual(calls.data.map((e: { type: string; amount_usd: number }) => [e.type, e.amount_usd]), [['adjustment', 10]]);
+  });
+
+  it('a workspace whose wallet is gone answers 404 naming the wallet, not a 500', async () => {
+    const user = await signUp(t);
+    await t.platform.db.deleteFrom('wallet_transactions').where('workspace_id', '=', user.workspaceId).execute();
+    await t.platform.db.deleteFrom('wallets').where('workspace_id', '=', user.workspaceId).execute();
+    const res = await t.request({ method: 'GET', url: '/v1/wallet', ...as(user) });
+    assert.equal(res.statusCode, 404, res.body);
+    assert.match(res.json().detail, /wallet/i);
   });
 
   it('pricing is public and follows the configuration', async () => {
