@@ -165,7 +165,7 @@ describe('wallet', () => {
   it('usage counts spending only (calls, voice sessions, numbers), in USD, its agents most expensive first', async () => {
     const user = await signUp(t);
     const agents = [await createCallAgent(t, user), await createCallAgent(t, user), await createCallAgent(t, user)];
-    const ended = [];
+    const ended: Array<Awaited<ReturnType<typeof waitForEnd>>> = [];
     for (const agent of agents) {
       const call = await placeCall(t, user, { agent_id: agent.id, to: '+15550100201', simulation: { caller_script: ['Goodbye!'] } });
       ended.push(await waitForEnd(t, user, call.id));

@@ -85,6 +85,16 @@ export async function createResampler(fromRate: number, toRate: number): Promise
   return { process, close };
 }
 
+/** Loads the resampler once; the answer then makes a stream's resampler synchronously (on a frame path). */
+export async function loadResamplers(): Promise<(fromRate: number, toRate: number) => Resampler> {
+  const wasm = await speex();
+  return (fromRate, toRate) => {
+    if (fromRate === toRate) return { process: (pcm) => pcm, close: () => undefined };
+    const { process, close } = open(wasm, fromRate, toRate);
+    return { process, close };
+  };
+}
+
 /** One whole clip from `fromRate` to `toRate`, aligned (no filter delay at the start, the tail flushed). */
 export async function resamplePcm16(pcm: Int16Array, fromRate: number, toRate: number): Promise<Int16Array> {
   if (fromRate === toRate) return pcm;

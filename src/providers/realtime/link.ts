@@ -1,0 +1,120 @@
+import type { RealtimeClientEvent, RealtimeServerEvent } from 'openai/resources/realtime/realtime';
+import WebSocket from 'ws';
+
+// One WebSocket to an OpenAI Realtime API server (OpenAI, or a self-hosted server that speaks the
+// protocol), with the `ws` package: `REALTIME_BASE_URL` https://… connects with wss://, http://…
+// with plain ws:// (the `openai` SDK's realtime client always uses wss, so it is not used here;
+// its event types are). Opening waits for session.created, sends the session's configuration and
+// resolves on session.updated: a refused configuration rejects the open, not the first turn.
+
+export interface RealtimeLinkConfig {
+  /** The API's base URL with its `/v1`, as for the REST API. */
+  baseUrl: string;
+  apiKey?: string;
+  /** Refused when connecting and configuring take longer. */
+  connectTimeoutMs: number;
+}
+
+/** Audio waiting in the socket beyond this (about 10 s of 24 kHz PCM16) is dropped, not queued. */
+export const MAX_BUFFERED_BYTES = 512 * 1024;
+
+export interface RealtimeLink {
+  send(event: RealtimeClientEvent): void;
+  /** Sends audio unless the socket is over its bound; answers whether it was sent. */
+  sendBounded(event: RealtimeClientEvent): boolean;
+  onEvent(listener: (event: RealtimeServerEvent) => void): void;
+  onClose(listener: (reason: string) => void): void;
+  close(): void;
+}
+
+export function realtimeUrl(baseUrl: string, query: Record<string, string>): string {
+  const url = new URL(`${baseUrl.replace(/\/+$/, '')}/realtime`);
+  if (url.protocol === 'https:') url.protocol = 'wss:';
+  else if (url.protocol === 'http:') url.protocol = 'ws:';
+  for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+  return url.toString();
+}
+
+export class RealtimeRefused extends Error {
+  constructor(
+    message: string,
+    readonly code: string | null,
+  ) {
+    super(message);
+    this.name = 'RealtimeRefused';
+  }
+}
+
+export function openRealtimeLink(config: RealtimeLinkConfig, query: Record<string, string>, session: Extract<RealtimeClientEvent, { type: 'session.update' }>['session'], signal?: AbortSignal): Promise<RealtimeLink> {
+  const socket = new WebSocket(realtimeUrl(config.baseUrl, query), { headers: config.apiKey ? { Authorization: `Bearer ${config.apiKey}` } : {}, maxPayload: 16 * 1024 * 1024 });
+  let listener: (event: RealtimeServerEvent) => void = () => undefined;
+  let closeListener: (reason: string) => void = () => undefined;
+  const link: RealtimeLink = {
+    send: (event) => {
+      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(event));
+    },
+    sendBounded: (event) => {
+      if (socket.readyState !== WebSocket.OPEN || socket.bufferedAmount > MAX_BUFFERED_BYTES) return false;
+      socket.send(JSON.stringify(event));
+      return true;
+    },
+    onEvent: (next) => {
+      listener = next;
+    },
+    onClose: (next) => {
+      closeListener = next;
+    },
+    close: () => socket.close(1000),
+  };
+  return new Promise((resolve, reject) => {
+    let state: 'opening' | 'open' | 'failed' = 'opening';
+    const fail = (error: Error) => {
+      if (state !== 'opening') return;
+      state = 'failed';
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', aborted);
+      socket.terminate();
+      reject(error);
+    };
+    const timer = setTimeout(() => fail(new RealtimeRefused(`no session within ${config.connectTimeoutMs} ms`, 'timeout')), config.connectTimeoutMs);
+    const aborted = () => fail(new RealtimeRefused('aborted', 'aborted'));
+    signal?.addEventListener('abort', aborted, { once: true });
+    socket.on('unexpected-response', (_req, res) => fail(new RealtimeRefused(`the server refused the connection: HTTP ${res.statusCode}`, `http_${res.statusCode}`)));
+    socket.on('error', (error) => fail(new RealtimeRefused(error.message, 'connection_failed')));
+    socket.on('close', (code, reason) => {
+      if (state === 'open') closeListener(reason.toString() || `closed (${code})`);
+      else fail(new RealtimeRefused(`closed before the session was configured (${code})`, 'closed'));
+    });
+    socket.on('message', (data) => {
+      let event: RealtimeServerEvent;
+      try {
+        event = JSON.parse(String(data));
+      } catch {
+        return;
+      }
+      if (state === 'open') return listener(event);
+      if (event.type === 'session.created') link.send({ type: 'session.update', session });
+      else if (event.type === 'error') fail(new RealtimeRefused(event.error.message, event.error.code ?? null));
+      else if (event.type === 'session.updated') {
+        state = 'open';
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', aborted);
+        resolve(link);
+      }
+    });
+    if (signal?.aborted) aborted();
+  });
+}
+
+/** PCM16 from a base64 audio delta, in memory of its own (aligned). */
+export function pcmFromBase64(delta: string): Int16Array {
+  const bytes = Buffer.from(delta, 'base64');
+  const pcm = new Int16Array(bytes.length >> 1);
+  Buffer.from(pcm.buffer).set(bytes.subarray(0, pcm.length * 2));
+  return pcm;
+}
+
+export const pcmToBase64 = (pcm: Int16Array) => Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).toString('base64');
+
+/** ISO 639-1, as the transcription models take a language. */
+export const languageCode = (bcp47: string) => bcp47.split('-')[0].toLowerCase();

@@ -1,0 +1,142 @@
+import type { RealtimeServerEvent } from 'openai/resources/realtime/realtime';
+import { SAMPLE_RATE } from '../../runtime/audio/frames.ts';
+import { loadResamplers, type Resampler } from '../../runtime/audio/resample.ts';
+import type { SpeechModel, SpeechModelEvent, SpeechModelSession, SpeechModelSessionOptions } from '../../runtime/speech-model-ports.ts';
+import { languageCode, openRealtimeLink, pcmFromBase64, pcmToBase64, type RealtimeLink, type RealtimeLinkConfig } from './link.ts';
+
+// A speech-to-speech agent's brain over the OpenAI Realtime API (`llm.provider: "openai-realtime"`):
+// the caller's audio goes to the model as it comes (PCM16 24 kHz), the model's own server VAD ends
+// the caller's turn and interrupts its response when the caller speaks, and its audio, transcript,
+// function calls and usage come back as SpeechModelEvents in the runtime's 16 kHz.
+
+export interface OpenAiRealtimeConfig extends RealtimeLinkConfig {
+  /** `gpt-realtime` unless the agent names another. */
+  model: string;
+  /** The model that transcribes the caller for the transcript. */
+  transcriptionModel: string;
+}
+
+const RATE = 24_000 as const;
+const format = { type: 'audio/pcm', rate: RATE } as const;
+
+export function createOpenAiRealtime(config: OpenAiRealtimeConfig): SpeechModel {
+  return {
+    name: 'openai-realtime',
+    async open(options) {
+      const resampler = await loadResamplers();
+      const link = await openRealtimeLink(config, { model: config.model }, sessionOf(config, options), options.signal);
+      return speechSession(link, resampler);
+    },
+  };
+}
+
+function sessionOf(config: OpenAiRealtimeConfig, options: SpeechModelSessionOptions) {
+  return {
+    type: 'realtime' as const,
+    instructions: options.instructions,
+    output_modalities: ['audio' as const],
+    audio: {
+      input: {
+        format,
+        transcription: { model: config.transcriptionModel, language: languageCode(options.language) },
+        turn_detection: { type: 'server_vad' as const, silence_duration_ms: options.turnEndSilenceMs, create_response: true, interrupt_response: true },
+      },
+      output: { format, voice: options.voice },
+    },
+    tools: options.tools.map((tool) => ({ type: 'function' as const, name: tool.name, description: tool.description, parameters: tool.parameters })),
+    tool_choice: 'auto' as const,
+  };
+}
+
+function speechSession(link: RealtimeLink, resampler: (fromRate: number, toRate: number) => Resampler): SpeechModelSession {
+  const upsample = resampler(SAMPLE_RATE, RATE);
+  let listener: (event: SpeechModelEvent) => void = () => undefined;
+  const emit = (event: SpeechModelEvent) => listener(event);
+  /** Per item: the text so far (agent speech and caller transcription), the item's downsampler. */
+  const texts = new Map<string, string>();
+  const downsamplers = new Map<string, Resampler>();
+  let activeResponse: string | null = null;
+  let closed = false;
+
+  const appendText = (itemId: string, delta: string) => {
+    const text = (texts.get(itemId) ?? '') + delta;
+    texts.set(itemId, text);
+    return text;
+  };
+  function audio(event: Extract<RealtimeServerEvent, { type: 'response.output_audio.delta' }>) {
+    let downsample = downsamplers.get(event.item_id);
+    if (!downsample) {
+      downsample = resampler(RATE, SAMPLE_RATE);
+      downsamplers.set(event.item_id, downsample);
+    }
+    emit({ type: 'audio', responseId: event.response_id, itemId: event.item_id, pcm: downsample.process(pcmFromBase64(event.delta)) });
+  }
+  const finishItem = (itemId: string) => {
+    texts.delete(itemId);
+    downsamplers.get(itemId)?.close();
+    downsamplers.delete(itemId);
+  };
+
+  link.onEvent((event) => {
+    switch (event.type) {
+      case 'input_audio_buffer.speech_started':
+        return emit({ type: 'speech_started', audioMs: event.audio_start_ms });
+      case 'input_audio_buffer.speech_stopped':
+        return emit({ type: 'speech_stopped', audioMs: event.audio_end_ms });
+      case 'conversation.item.input_audio_transcription.delta':
+        return emit({ type: 'user_transcript', itemId: event.item_id, text: appendText(event.item_id, event.delta ?? ''), final: false });
+      case 'conversation.item.input_audio_transcription.completed':
+        texts.delete(event.item_id);
+        return emit({ type: 'user_transcript', itemId: event.item_id, text: event.transcript.trim(), final: true });
+      case 'response.created':
+        activeResponse = event.response.id ?? null;
+        return emit({ type: 'response_started', responseId: event.response.id ?? '' });
+      case 'response.output_audio.delta':
+        return audio(event);
+      case 'response.output_audio_transcript.delta':
+        return emit({ type: 'agent_transcript', responseId: event.response_id, itemId: event.item_id, text: appendText(event.item_id, event.delta), final: false });
+      case 'response.output_audio_transcript.done':
+        finishItem(event.item_id);
+        return emit({ type: 'agent_transcript', responseId: event.response_id, itemId: event.item_id, text: event.transcript, final: true });
+      case 'response.function_call_arguments.done':
+        return emit({ type: 'function_call', responseId: event.response_id, callId: event.call_id, name: event.name, arguments: event.arguments });
+      case 'response.done': {
+        if (activeResponse === event.response.id) activeResponse = null;
+        const status = event.response.status === 'in_progress' || !event.response.status ? 'completed' : event.response.status;
+        for (const item of event.response.output ?? []) if (item.id) finishItem(item.id);
+        return emit({ type: 'response_done', responseId: event.response.id ?? '', status, inputTokens: event.response.usage?.input_tokens ?? 0, outputTokens: event.response.usage?.output_tokens ?? 0 });
+      }
+      case 'error':
+        return emit({ type: 'error', code: event.error.code ?? null, message: event.error.message });
+      default:
+        return;
+    }
+  });
+  link.onClose((reason) => {
+    closed = true;
+    upsample.close();
+    for (const itemId of [...downsamplers.keys()]) finishItem(itemId);
+    emit({ type: 'closed', reason });
+  });
+
+  return {
+    onEvent: (next) => {
+      listener = next;
+    },
+    sendAudio: (pcm) => !closed && link.sendBounded({ type: 'input_audio_buffer.append', audio: pcmToBase64(upsample.process(pcm)) }),
+    respond: (instructions) => link.send({ type: 'response.create', response: instructions ? { instructions } : {} }),
+    sendText: (text) => {
+      link.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } });
+      link.send({ type: 'response.create' });
+    },
+    functionResult: (callId, output) => {
+      link.send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: callId, output } });
+      link.send({ type: 'response.create' });
+    },
+    interrupt: (heard) => {
+      if (activeResponse) link.send({ type: 'response.cancel' });
+      if (heard) link.send({ type: 'conversation.item.truncate', item_id: heard.itemId, content_index: 0, audio_end_ms: Math.max(0, Math.round(heard.audioMs)) });
+    },
+    close: () => link.close(),
+  };
+}
