@@ -149,6 +149,17 @@ describe('OpenAI Realtime speech-to-speech adapter', () => {
     assert.equal(session.sendAudio(new Int16Array(320)), false, 'audio after the end is not sent');
   });
 
+  it('a model that stops reading: the caller audio waiting in the socket is bounded, the rest dropped', async () => {
+    const session = await model.open(options);
+    fake.connections.at(-1)?.stall();
+    const frame = callerAudio([{ speechMs: 20 }])[0];
+    let sent = 0;
+    while (sent < 100_000 && session.sendAudio(frame)) sent++;
+    assert.ok(sent > 0 && sent < 100_000, `${sent} frames sent before the bound`);
+    assert.equal(session.sendAudio(frame), false, 'still over the bound');
+    session.close();
+  });
+
   it('refuses to open: a wrong key (HTTP 401), no server, an abort, a server that never configures', async () => {
     const wrongKey = createOpenAiRealtime({ baseUrl: fake.url, apiKey: 'sk-wrong', model: 'gpt-realtime', transcriptionModel: 'x', connectTimeoutMs: 5000 });
     await assert.rejects(wrongKey.open(options), (error: RealtimeRefused) => error instanceof RealtimeRefused && error.code === 'http_401');

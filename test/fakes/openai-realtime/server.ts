@@ -30,6 +30,8 @@ export interface FakeRealtimeConnection {
   closed: boolean;
   /** Drops the connection from the server's side (the model went away). */
   disconnect(): void;
+  /** Stops reading the connection (a model that does not keep up): the client's socket fills. */
+  stall(): void;
 }
 
 export interface FakeRealtimeServer {
@@ -80,6 +82,7 @@ export async function startFakeRealtimeServer(options: { apiKey?: string; tls?: 
         audioMs: () => session.audioMs(),
         closed: false,
         disconnect: () => ws.close(1011, 'server going away'),
+        stall: () => (ws as unknown as { _socket: import('node:net').Socket })._socket.pause(),
       };
       connections.push(record);
       const send = (event: Outgoing) => {
