@@ -2,22 +2,12 @@
 // agent's reply and the actions it took out. It owns the tools (knowledge search, functions,
 // transfer, end) and records each use; the LLM port decides when to use them.
 import { hasPhrase } from './text.ts';
-import type { LLM, LlmTools } from './llm-port.ts';
+import type { LLM } from './llm-port.ts';
 import { substituteVariables } from './llm-port.ts';
-import type {
-  DialogueEngine,
-  EngineAction,
-  EngineAgent,
-  FunctionInvoker,
-  KnowledgePassage,
-  KnowledgeSearch,
-  RespondInput,
-  RespondResult,
-  Turn,
-} from './types.ts';
+import { agentInstructions, agentToolSpecs, createToolbox, runTool } from './tools.ts';
+import type { AgentToolbox, DialogueEngine, EngineAgent, FunctionInvoker, KnowledgeSearch, RespondInput, RespondResult, Turn } from './types.ts';
 
-/** Passages fetched per knowledge search. */
-export const KB_TOP_K = 3;
+export { KB_TOP_K } from './tools.ts';
 
 export interface DialogueEngineDeps {
   llm: LLM;
@@ -33,10 +23,6 @@ export function withVariables(agent: EngineAgent, variables: Record<string, stri
   };
 }
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 export function createDialogueEngine(deps: DialogueEngineDeps): DialogueEngine {
   function greet(agent: EngineAgent, variables: Record<string, string>): Turn {
     const text = agent.first_message?.trim()
@@ -47,60 +33,19 @@ export function createDialogueEngine(deps: DialogueEngineDeps): DialogueEngine {
 
   async function respond(input: RespondInput): Promise<RespondResult> {
     const agent = withVariables(input.agent, input.variables);
-    const actions: EngineAction[] = [];
-    let ended = false;
-
-    const tools: LlmTools = {
-      async searchKnowledgeBase(query) {
-        if (agent.knowledge_base_ids.length === 0) return [];
-        let results: KnowledgePassage[] = [];
-        try {
-          results = await deps.knowledge.search(input.workspaceId, agent.knowledge_base_ids, query, KB_TOP_K);
-        } catch {
-          // A failing search must not end a live conversation: the agent answers without passages.
-        }
-        actions.push({ type: 'search_knowledge_base', query, results: results.length });
-        return results;
-      },
-      async callFunction(name, args) {
-        const fn = agent.functions.find((f) => f.name === name);
-        let result: Extract<EngineAction, { type: 'function_call' }>['result'];
-        if (!fn) result = { error: `the agent has no function named ${name}` };
-        else {
-          try {
-            result = await deps.functions.invoke(fn, args);
-          } catch (error) {
-            result = { error: errorMessage(error) };
-          }
-        }
-        actions.push({ type: 'function_call', name, arguments: args, result });
-        return result;
-      },
-      transferCall(reason) {
-        if (!agent.transfer_number) return { ok: false, error: 'this agent has no transfer number' };
-        if (ended) return { ok: false, error: 'the call is already ending' };
-        actions.push({ type: 'transfer_call', to: agent.transfer_number, reason });
-        ended = true;
-        return { ok: true, to: agent.transfer_number };
-      },
-      endCall(reason) {
-        if (ended) return;
-        actions.push({ type: 'end_call', reason });
-        ended = true;
-      },
-    };
+    const { tools, actions, ended } = createToolbox(deps, input.workspaceId, agent);
 
     const { reply } = await deps.llm.respond(
       { agent, history: input.history, userText: input.userText, variables: input.variables, onDelta: input.onReplyDelta, signal: input.signal },
       tools,
     );
     // end_call_phrases are a hard rule whatever the model decided: said by the caller, or by the agent.
-    if (!ended) {
+    if (!ended()) {
       const phrases = agent.end_call_phrases.filter((p) => p.trim() !== '');
       if (phrases.some((p) => hasPhrase(input.userText, p))) tools.endCall('caller_goodbye');
       else if (phrases.some((p) => hasPhrase(reply, p))) tools.endCall('agent_end_call');
     }
-    return { reply, actions, ended };
+    return { reply, actions, ended: ended() };
   }
 
   async function extract(agent: EngineAgent, transcript: Turn[]): Promise<Record<string, unknown>> {
@@ -115,5 +60,24 @@ export function createDialogueEngine(deps: DialogueEngineDeps): DialogueEngine {
     return out;
   }
 
-  return { greet, respond, extract };
+  /**
+   * The agent's tools for a model that calls them itself (a speech-to-speech session): their specs,
+   * the instructions, and running one by name; every use is recorded in `actions`.
+   */
+  function toolsFor(input: { workspaceId: string; agent: EngineAgent; variables: Record<string, string>; now: Date }): AgentToolbox {
+    const agent = withVariables(input.agent, input.variables);
+    const { tools, actions, ended } = createToolbox(deps, input.workspaceId, agent);
+    return {
+      specs: agentToolSpecs(agent),
+      instructions: agentInstructions(agent, input.variables, input.now),
+      actions,
+      ended,
+      async run(name, rawArgs) {
+        const { content, terminal } = await runTool(name, rawArgs, tools);
+        return { output: JSON.stringify(content), terminal };
+      },
+    };
+  }
+
+  return { greet, respond, extract, toolsFor };
 }

@@ -86,10 +86,25 @@ export interface RespondResult {
   ended: boolean;
 }
 
+/** The agent's tools for one live session of a model that calls them itself. */
+export interface AgentToolbox {
+  /** Name, description and JSON Schema of each tool the agent offers. */
+  specs: Array<{ name: string; description: string; parameters: Record<string, unknown> }>;
+  /** The system prompt, telling the model when to use each tool. */
+  instructions: string;
+  /** Every tool use so far, in order. */
+  actions: EngineAction[];
+  /** True once the agent ended the call or transferred it. */
+  ended(): boolean;
+  /** Runs a tool by name with the model's raw JSON arguments: the output to hand back, and whether the call ends with it. */
+  run(name: string, rawArgs: string): Promise<{ output: string; terminal: boolean }>;
+}
+
 export interface DialogueEngine {
   /** The agent's opening turn: first_message with {{var}} substituted, or a default greeting naming the agent when it has none. */
   greet(agent: EngineAgent, variables: Record<string, string>): Turn;
   respond(input: RespondInput): Promise<RespondResult>;
   /** Values by extraction field name from the user turns; a field not found is null. */
   extract(agent: EngineAgent, transcript: Turn[]): Promise<Record<string, unknown>>;
+  toolsFor(input: { workspaceId: string; agent: EngineAgent; variables: Record<string, string>; now: Date }): AgentToolbox;
 }

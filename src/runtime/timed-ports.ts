@@ -64,6 +64,7 @@ export function timedPorts(clock: RuntimeClock, ports: SessionPorts, latency: Si
     engine: {
       greet: (agent, variables) => engine.greet(agent, variables),
       extract: (agent, transcript) => engine.extract(agent, transcript),
+      toolsFor: (input) => engine.toolsFor(input),
       async respond(input) {
         await sleep(clock, latency.llm_first_token_ms ?? 0, input.signal);
         return held(clock, engine.respond(input));

@@ -11,7 +11,8 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { Clock } from '../../platform/clock.ts';
 import { systemClock } from '../../platform/clock.ts';
-import { type EngineAgent, ENGINE_TOOL_NAMES, type ExtractionField, type Turn } from '../../engine/types.ts';
+import type { EngineAgent, ExtractionField, Turn } from '../../engine/types.ts';
+import { agentInstructions, agentToolSpecs, runTool } from '../../engine/tools.ts';
 import type { LLM, LlmExtractInput, LlmRespondInput, LlmTools } from '../../engine/llm-port.ts';
 
 /** Model requests per user turn, tool rounds included; the last one may not call tools. */
@@ -31,104 +32,18 @@ export class LlmError extends Error {
   override name = 'LlmError';
 }
 
-const BUILTIN_TOOLS = ENGINE_TOOL_NAMES;
-
 export function modelFor(agent: EngineAgent, fallback: string): string {
   const { provider, model } = agent.llm;
   return provider !== 'builtin' && model.trim() !== '' ? model : fallback;
 }
 
+/** The engine's tools in Chat Completions' format. */
 export function toolsFor(agent: EngineAgent): ChatCompletionFunctionTool[] {
-  const tools: ChatCompletionFunctionTool[] = [];
-  if (agent.transfer_number) {
-    tools.push({
-      type: 'function',
-      function: {
-        name: 'transfer_call',
-        description: 'Transfer the caller to a human colleague. Use when the caller asks for a person or you cannot help.',
-        parameters: {
-          type: 'object',
-          properties: { reason: { type: 'string', description: 'Why the call is transferred, in a few words.' } },
-          required: ['reason'],
-          additionalProperties: false,
-        },
-      },
-    });
-  }
-  tools.push({
-    type: 'function',
-    function: {
-      name: 'end_call',
-      description: 'End the call once the conversation is over, after saying goodbye.',
-      parameters: {
-        type: 'object',
-        properties: {
-          reason: {
-            type: 'string',
-            enum: ['caller_goodbye', 'agent_end_call'],
-            description: 'caller_goodbye when the caller said goodbye or asked to end; agent_end_call when you decided to end.',
-          },
-        },
-        required: ['reason'],
-        additionalProperties: false,
-      },
-    },
-  });
-  if (agent.knowledge_base_ids.length > 0) {
-    tools.push({
-      type: 'function',
-      function: {
-        name: 'search_knowledge_base',
-        description: "Search the business's knowledge base. Use it before answering any factual question about the business.",
-        parameters: {
-          type: 'object',
-          properties: { query: { type: 'string', description: 'What to look up, as a short question or keywords.' } },
-          required: ['query'],
-          additionalProperties: false,
-        },
-      },
-    });
-  }
-  for (const fn of agent.functions) {
-    if ((BUILTIN_TOOLS as readonly string[]).includes(fn.name)) continue;
-    tools.push({
-      type: 'function',
-      function: { name: fn.name, description: fn.description, parameters: fn.parameters as Record<string, unknown> },
-    });
-  }
-  return tools;
-}
-
-export function systemPrompt(agent: EngineAgent, variables: Record<string, string>, now: Date): string {
-  const lines = [
-    agent.prompt.trim(),
-    '',
-    `You are "${agent.name}", speaking with a caller in a live voice conversation. Answer in the language ${agent.language}, ` +
-      'in short spoken sentences without markdown, lists or emoji.',
-    `Today is ${now.toISOString().slice(0, 10)}.`,
-  ];
-  if (agent.knowledge_base_ids.length > 0) lines.push('Use search_knowledge_base for facts about the business and answer only from what it returns.');
-  if (agent.transfer_number) lines.push('Use transfer_call when the caller asks for a human or you cannot help.');
-  lines.push('Use end_call when the conversation is over: say goodbye in the same reply.');
-  const phrases = agent.end_call_phrases.filter((p) => p.trim() !== '');
-  if (phrases.length > 0) lines.push(`The call also ends when the caller says: ${phrases.map((p) => `"${p}"`).join(', ')}.`);
-  const known = Object.entries(variables);
-  if (known.length > 0) lines.push(`Known about this call: ${known.map(([k, v]) => `${k} = ${v}`).join('; ')}.`);
-  return lines.join('\n');
+  return agentToolSpecs(agent).map((spec) => ({ type: 'function', function: spec }));
 }
 
 function historyMessages(history: Turn[]): ChatCompletionMessageParam[] {
   return history.map((t) => (t.role === 'agent' ? { role: 'assistant', content: t.text } : { role: 'user', content: t.text }));
-}
-
-function parseArguments(raw: string): Record<string, unknown> | null {
-  if (raw.trim() === '') return {};
-  try {
-    const value: unknown = JSON.parse(raw);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }
 
 /** JSON Schema of the extraction answer: every field present, null when not found. */
@@ -208,32 +123,11 @@ export function createOpenAiLlm(opts: OpenAiLlmOptions): LLM {
     return { content, calls: calls.filter((c) => c !== undefined && c.name !== '') };
   }
 
-  async function runTool(name: string, rawArgs: string, tools: LlmTools): Promise<{ content: unknown; terminal: boolean }> {
-    const args = parseArguments(rawArgs);
-    if (args === null) return { content: { error: 'arguments were not a JSON object' }, terminal: false };
-    switch (name) {
-      case 'search_knowledge_base': {
-        const query = typeof args.query === 'string' ? args.query : '';
-        const results = await tools.searchKnowledgeBase(query);
-        return { content: { results: results.map((r) => ({ text: r.text, score: r.score })) }, terminal: false };
-      }
-      case 'transfer_call': {
-        const result = tools.transferCall(typeof args.reason === 'string' && args.reason !== '' ? args.reason : 'requested by the agent');
-        return { content: result.ok ? { transferred_to: result.to, note: 'Tell the caller they are being transferred.' } : { error: result.error }, terminal: result.ok };
-      }
-      case 'end_call':
-        tools.endCall(args.reason === 'caller_goodbye' ? 'caller_goodbye' : 'agent_end_call');
-        return { content: { ended: true, note: 'The call ends after your reply.' }, terminal: true };
-      default:
-        return { content: await tools.callFunction(name, args), terminal: false };
-    }
-  }
-
   async function respond(input: LlmRespondInput, tools: LlmTools) {
     const { agent } = input;
     const toolDefs = toolsFor(agent);
     const messages: ChatCompletionMessageParam[] = [
-      { role: 'system', content: systemPrompt(agent, input.variables, clock.now()) },
+      { role: 'system', content: agentInstructions(agent, input.variables, clock.now()) },
       ...historyMessages(input.history),
       { role: 'user', content: input.userText },
     ];
