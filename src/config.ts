@@ -260,6 +260,14 @@ export function loadConfig(env: Env = process.env) {
       apiKey: optional(env, 'LLM_API_KEY'),
       model: str(env, 'LLM_MODEL', 'gpt-4o-mini'),
     },
+    /** Speech-to-speech agents (llm.provider "openai-realtime") and streaming recognition: an OpenAI Realtime API. */
+    realtime: {
+      baseUrl: url(env, 'REALTIME_BASE_URL', ['http:', 'https:']),
+      apiKey: optional(env, 'REALTIME_API_KEY'),
+      model: str(env, 'REALTIME_MODEL', 'gpt-realtime'),
+      transcriptionModel: str(env, 'REALTIME_TRANSCRIPTION_MODEL', 'gpt-4o-transcribe'),
+      connectTimeoutMs: int(env, 'REALTIME_CONNECT_TIMEOUT_MS', 10_000, 100, 120_000),
+    },
     embeddings: {
       baseUrl: url(env, 'EMBEDDINGS_BASE_URL', ['http:', 'https:']),
       apiKey: optional(env, 'EMBEDDINGS_API_KEY'),

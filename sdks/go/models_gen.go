@@ -492,7 +492,8 @@ type ListAgentsQuery struct {
 }
 
 type AgentLLM struct {
-	// builtin (offline) or openai (OpenAI-compatible, needs LLM_BASE_URL)
+	// builtin (offline), openai (OpenAI-compatible, needs LLM_BASE_URL) or openai-realtime (a
+	// speech-to-speech model over the OpenAI Realtime API, needs REALTIME_BASE_URL)
 	Provider    string  `json:"provider"`
 	Model       string  `json:"model"`
 	Temperature float64 `json:"temperature"`
@@ -556,7 +557,8 @@ type AgentList struct {
 
 // CreateAgentParamsLLM: Defaults: builtin, its default model, temperature 0.7
 type CreateAgentParamsLLM struct {
-	// builtin (offline) or openai (OpenAI-compatible, needs LLM_BASE_URL)
+	// builtin (offline), openai (OpenAI-compatible, needs LLM_BASE_URL) or openai-realtime (a
+	// speech-to-speech model over the OpenAI Realtime API, needs REALTIME_BASE_URL)
 	Provider    *string  `json:"provider,omitempty"`
 	Model       *string  `json:"model,omitempty"`
 	Temperature *float64 `json:"temperature,omitempty"`
@@ -656,7 +658,8 @@ type AgentWithSecret struct {
 
 // UpdateAgentParamsLLM: Defaults: builtin, its default model, temperature 0.7
 type UpdateAgentParamsLLM struct {
-	// builtin (offline) or openai (OpenAI-compatible, needs LLM_BASE_URL)
+	// builtin (offline), openai (OpenAI-compatible, needs LLM_BASE_URL) or openai-realtime (a
+	// speech-to-speech model over the OpenAI Realtime API, needs REALTIME_BASE_URL)
 	Provider    *string  `json:"provider,omitempty"`
 	Model       *string  `json:"model,omitempty"`
 	Temperature *float64 `json:"temperature,omitempty"`
@@ -826,7 +829,8 @@ type PreviewVoiceQuery struct {
 
 // AgentTemplateAgentLLM: Defaults: builtin, its default model, temperature 0.7
 type AgentTemplateAgentLLM struct {
-	// builtin (offline) or openai (OpenAI-compatible, needs LLM_BASE_URL)
+	// builtin (offline), openai (OpenAI-compatible, needs LLM_BASE_URL) or openai-realtime (a
+	// speech-to-speech model over the OpenAI Realtime API, needs REALTIME_BASE_URL)
 	Provider    *string  `json:"provider,omitempty"`
 	Model       *string  `json:"model,omitempty"`
 	Temperature *float64 `json:"temperature,omitempty"`

@@ -22,6 +22,8 @@ import { createTwilioInventory } from './telephony/twilio-inventory.ts';
 import { createScaledClock } from '../runtime/clock.ts';
 import { createVirtualClock } from '../runtime/virtual-clock.ts';
 import type { RuntimeClock, SpeechToText, TextToSpeech } from '../runtime/ports.ts';
+import type { SpeechModel } from '../runtime/speech-model-ports.ts';
+import { createOpenAiRealtime } from './realtime/openai-realtime.ts';
 
 // The adapters of this deployment, built once per app from configuration and handed to the
 // modules (buildApp({providers}) replaces any of them, as tests and benchmarks do). Modules never
@@ -50,6 +52,8 @@ export interface Providers {
   payments: PaymentsProvider;
   /** The deployment's recogniser for real audio (STT_BASE_URL); the sandbox brings its own per call. */
   stt?: SpeechToText;
+  /** A speech-to-speech model (REALTIME_BASE_URL) for agents whose llm.provider is openai-realtime; null when none is configured. */
+  speechModelFor(model: string): SpeechModel | null;
 }
 
 export interface ProviderInputs {
@@ -66,6 +70,7 @@ export interface ProviderInputs {
     paymentsProvider: 'sandbox' | 'stripe';
     stripe: { secretKey?: string; webhookSecret?: string; apiBaseUrl?: string };
     livekit: { url?: string; apiKey?: string; apiSecret?: string };
+    realtime: { baseUrl?: string; apiKey?: string; model: string; transcriptionModel: string; connectTimeoutMs: number };
   };
   clock: Clock;
   cpu: CpuPool;
@@ -93,7 +98,11 @@ export function createProviders(inputs: ProviderInputs, overrides: Partial<Provi
   const twilio = config.telephonyProvider === 'twilio';
   // Real calls run in real time; each sandbox call on a virtual clock of its own, capped at SANDBOX_SPEED.
   const callClock = overrides.callClock ?? createScaledClock(1);
-  const newSandboxClock = () => createVirtualClock({ speed: config.sandboxSpeed });
+  // A speech-to-speech model is a real-time service: its sandbox calls run on a real-time clock.
+  const newSandboxClock = (kind: 'virtual' | 'real' = 'virtual') => (kind === 'real' ? createScaledClock(1) : createVirtualClock({ speed: config.sandboxSpeed }));
+  const { realtime } = config;
+  const speechModelFor = (model: string) =>
+    realtime.baseUrl ? createOpenAiRealtime({ baseUrl: realtime.baseUrl, apiKey: realtime.apiKey, model: model.trim() || realtime.model, transcriptionModel: realtime.transcriptionModel, connectTimeoutMs: realtime.connectTimeoutMs }) : null;
   const telephony = overrides.telephony ?? (twilio ? createTwilio(config) : createSandboxTelephony({ newClock: newSandboxClock, tts: speech }));
   return {
     llmFor: overrides.llmFor ?? llmFor,
@@ -107,6 +116,7 @@ export function createProviders(inputs: ProviderInputs, overrides: Partial<Provi
     payments: overrides.payments ?? createPayments(config),
     realtime: overrides.realtime ?? createRealtime(config),
     stt: overrides.stt ?? (config.stt.baseUrl ? createOpenAiStt({ ...config.stt, baseUrl: config.stt.baseUrl }) : undefined),
+    speechModelFor: overrides.speechModelFor ?? speechModelFor,
   };
 }
 

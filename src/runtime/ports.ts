@@ -102,6 +102,8 @@ export interface DialRequest {
   /** `simulation` of the call (sandbox: the caller script, simulated latencies). */
   simulation: CallSimulation | null;
   signal: AbortSignal;
+  /** The agent is a real-time service (a speech-to-speech model): a simulated call runs on real time, not virtual time. */
+  realTime?: boolean;
 }
 
 export interface InboundRequest {
@@ -109,6 +111,8 @@ export interface InboundRequest {
   from: string;
   to: string;
   simulation: CallSimulation | null;
+  /** As DialRequest.realTime. */
+  realTime?: boolean;
 }
 
 export interface SimulatedLatency {

@@ -21,6 +21,8 @@ export interface SpeechModelSessionOptions {
   tools: SpeechModelTool[];
   /** The caller's turn ends after this much silence (the model's own voice activity detection). */
   turnEndSilenceMs: number;
+  /** Whether the model cancels its own response when the caller starts speaking (default true). */
+  interruptResponse?: boolean;
   signal?: AbortSignal;
 }
 

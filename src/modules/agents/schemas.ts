@@ -15,7 +15,9 @@ export const SUPPORTED_LANGUAGES = [
 ] as const;
 export const DEFAULT_LANGUAGE = 'en-US';
 
-export const LLM_PROVIDERS = ['builtin', 'openai'] as const;
+export const LLM_PROVIDERS = ['builtin', 'openai', 'openai-realtime'] as const;
+/** The voices a speech-to-speech agent (`openai-realtime`) speaks with: the Realtime API's own. */
+export const REALTIME_VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'sage', 'shimmer', 'verse', 'marin', 'cedar'] as const;
 export const BUILTIN_LLM_MODEL = 'builtin';
 
 export const VOICEMAIL_ACTIONS = ['hangup', 'leave_message'] as const;
@@ -32,7 +34,7 @@ const Metadata = Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), { 
 
 export const Llm = Type.Object(
   {
-    provider: Type.Enum(LLM_PROVIDERS, { description: 'builtin (offline) or openai (OpenAI-compatible, needs LLM_BASE_URL)' }),
+    provider: Type.Enum(LLM_PROVIDERS, { description: 'builtin (offline), openai (OpenAI-compatible, needs LLM_BASE_URL) or openai-realtime (a speech-to-speech model over the OpenAI Realtime API, needs REALTIME_BASE_URL)' }),
     model: Type.String({ minLength: 1, maxLength: 100 }),
     temperature: Type.Number({ minimum: 0, maximum: 2 }),
   },

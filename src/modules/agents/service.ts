@@ -28,6 +28,7 @@ import {
   type ChatReply,
   DEFAULT_LANGUAGE,
   type FunctionTestBody,
+  REALTIME_VOICES,
   type FunctionTestResult,
 } from './schemas.ts';
 import type { StoredTurn } from './tables.ts';
@@ -51,7 +52,7 @@ export interface ConversationOrigin {
 export interface AgentsServiceDeps {
   db: Database;
   clock: Clock;
-  config: Pick<Config, 'allowPrivateUrls' | 'llm'>;
+  config: Pick<Config, 'allowPrivateUrls' | 'llm' | 'realtime'>;
   repo: AgentsRepo;
   tts: Pick<TtsRegistry, 'findVoice'>;
   functions: FunctionCaller;
@@ -86,7 +87,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
       prompt: body.prompt ?? '',
       first_message: body.first_message ?? null,
       language: body.language ?? DEFAULT_LANGUAGE,
-      voice: body.voice ?? DEFAULT_VOICE_ID,
+      voice: body.voice ?? (body.llm?.provider === 'openai-realtime' ? REALTIME_VOICES[0] : DEFAULT_VOICE_ID),
       llm: normaliseLlm(body.llm ?? {}, undefined),
       knowledge_base_ids: body.knowledge_base_ids ?? [],
       transfer_number: body.transfer_number ?? null,
@@ -108,7 +109,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
   function normaliseLlm(input: NonNullable<AgentCreate['llm']>, current: AgentRow['llm'] | undefined): AgentValues['llm'] {
     const provider = input.provider ?? current?.provider ?? 'builtin';
     const providerChanged = current !== undefined && provider !== current.provider;
-    const defaultModel = provider === 'builtin' ? BUILTIN_LLM_MODEL : config.llm.model;
+    const defaultModel = provider === 'builtin' ? BUILTIN_LLM_MODEL : provider === 'openai-realtime' ? config.realtime.model : config.llm.model;
     return {
       provider,
       model: input.model ?? (current && !providerChanged ? current.model : defaultModel),
@@ -135,7 +136,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
    * The checks a schema cannot express, on the fields being written; every problem is reported
    * at once (422 with one entry per field). Normalises transfer_number to E.164.
    */
-  async function validate(ctx: WorkspaceContext, values: Partial<AgentValues>): Promise<Partial<AgentValues>> {
+  async function validate(ctx: WorkspaceContext, values: Partial<AgentValues>, current?: AgentRow): Promise<Partial<AgentValues>> {
     const errors: FieldError[] = [];
     const fail = (path: string, message: string) => errors.push({ path, message });
     const urlChecks: Array<Promise<void>> = [];
@@ -148,10 +149,19 @@ export function createAgentsService(deps: AgentsServiceDeps) {
       );
     const out = { ...values };
 
-    if (values.voice !== undefined && !deps.tts.findVoice(values.voice)) fail('voice', `unknown voice "${values.voice}"; see GET /v1/voices`);
+    // A speech-to-speech agent speaks with the model's own voices; switching kinds without naming a voice takes the kind's default.
+    const realtime = (values.llm ?? current?.llm)?.provider === 'openai-realtime';
+    const realtimeVoice = (voice: string) => (REALTIME_VOICES as readonly string[]).includes(voice);
+    if (values.voice !== undefined) {
+      if (realtime && !realtimeVoice(values.voice)) fail('voice', `a speech-to-speech agent speaks with the model's own voices: ${REALTIME_VOICES.join(', ')}`);
+      else if (!realtime && !deps.tts.findVoice(values.voice)) fail('voice', `unknown voice "${values.voice}"; see GET /v1/voices`);
+    } else if (values.llm && current && realtime !== realtimeVoice(current.voice)) out.voice = realtime ? REALTIME_VOICES[0] : DEFAULT_VOICE_ID;
 
     if (values.llm?.provider === 'openai' && !config.llm.baseUrl) {
       fail('llm.provider', 'openai needs LLM_BASE_URL configured on this server; use builtin');
+    }
+    if (values.llm?.provider === 'openai-realtime' && !config.realtime.baseUrl) {
+      fail('llm.provider', 'openai-realtime needs REALTIME_BASE_URL configured on this server; use builtin');
     }
 
     if (values.transfer_number !== undefined && values.transfer_number !== null) {
@@ -299,7 +309,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
       if (body.functions !== undefined) changes.functions = normaliseFunctions(body.functions);
       if (body.extraction_fields !== undefined) changes.extraction_fields = normaliseFields(body.extraction_fields);
       if (body.voicemail !== undefined) changes.voicemail = { action: body.voicemail.action, message: body.voicemail.message ?? null };
-      const checked = await validate(ctx, changes);
+      const checked = await validate(ctx, changes, current);
       const row = await repo.update(db, ctx.workspaceId, id, checked, clock.now());
       if (!row) throw notFound('agent');
       return presentAgent(row);

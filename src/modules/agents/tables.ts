@@ -5,7 +5,7 @@ import type { EngineFunction, ExtractionField, Turn } from '../../engine/types.t
 // Tables of agents (migration 0003): agents and their chat-test conversations.
 
 export interface AgentLlmColumn {
-  provider: 'builtin' | 'openai';
+  provider: 'builtin' | 'openai' | 'openai-realtime';
   model: string;
   temperature: number;
 }

@@ -45,6 +45,7 @@ export function createCallsModule(platform: Platform, options: { linkSecret: str
     holder: `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
     rates,
     earlyTranscriptMs: config.stt.earlyTranscriptMs,
+    wallClock: clock,
     tracer: platform.telemetry.tracer,
     metrics: platform.metrics,
   });

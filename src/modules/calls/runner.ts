@@ -10,11 +10,13 @@ import type { AgentDestination } from '../../platform/outbox/emit.ts';
 import { inSpan } from '../../platform/telemetry/context.ts';
 import type { Providers } from '../../providers/index.ts';
 import { FRAME_MS } from '../../runtime/audio/frames.ts';
-import { createCallRecorder } from '../../runtime/audio/recorder.ts';
+import { type CallRecorder, createCallRecorder } from '../../runtime/audio/recorder.ts';
 import { createVoiceActivityDetector } from '../../runtime/audio/vad.ts';
 import { type CallSession, createCallSession } from '../../runtime/call-session.ts';
 import type { SessionObserver } from '../../runtime/outcome.ts';
-import type { CallMedia, DialOutcome } from '../../runtime/ports.ts';
+import type { CallMedia, DialOutcome, RuntimeClock } from '../../runtime/ports.ts';
+import { createSpeechModelCall } from '../../runtime/speech-model-call.ts';
+import type { Clock } from '../../platform/clock.ts';
 import { callTraceSpan } from './call-trace.ts';
 import { loadCallAgent, type RunnableAgent } from '../agents/call-agent.ts';
 import type { CallRow } from './dialer-sql.ts';
@@ -40,15 +42,20 @@ export interface RunnerDeps {
   rates: { callPerMinMicros: number; webVoicePerMinMicros: number };
   /** STT_EARLY_TRANSCRIPT_MS: a caller's pause after which their words are transcribed early. */
   earlyTranscriptMs: number;
+  /** The wall clock (a speech-to-speech model is told today's date). */
+  wallClock: Clock;
   /** Tracing on: a span per call (under the dialer's job span), its turns and stages below it. */
   tracer?: Tracer;
   metrics: Metrics;
 }
 
+/** Connects the call (dials, or hands over inbound media) for its agent. */
+type Connect = (signal: AbortSignal, agent: RunnableAgent) => Promise<DialOutcome>;
+
 interface LiveCall {
   row: CallRow;
   dial: AbortController;
-  session: CallSession | null;
+  session: Pick<CallSession, 'end' | 'transfer' | 'elapsedMs' | 'ended'> | null;
   /** Set once connected: the media transport (sandbox, twilio, web, livekit). */
   transport: string | null;
 }
@@ -109,11 +116,36 @@ export function createCallRunner(deps: RunnerDeps) {
     return { observer, flushed: () => chain };
   }
 
-  async function converse(row: CallRow, agent: RunnableAgent, media: CallMedia, dest: AgentDestination | null, entry: LiveCall, span: Span | null) {
+  /**
+   * The conversation of one call: the cascade (VAD → STT → engine → TTS), or a speech-to-speech
+   * model for an agent whose llm.provider is openai-realtime. Both report to the same observer and
+   * recorder and end with the same outcome.
+   */
+  async function sessionFor(row: CallRow, agent: RunnableAgent, media: CallMedia, parts: { clock: RuntimeClock; observer: SessionObserver; recorder: CallRecorder; span: Span | null }) {
     const engine: DialogueEngine = createDialogueEngine({ llm: providers.llmFor(agent.llm), knowledge: deps.knowledge, functions: deps.functions.invokerFor({ agentId: agent.id, secret: agent.webhook_secret, callId: row.id }) });
+    const { clock, observer, recorder } = parts;
+    const common = { clock, media, engine, agent, workspaceId: row.workspace_id, variables: row.variables as Record<string, string>, observer, recorder };
+    if (agent.llm.provider === 'openai-realtime') {
+      const model = providers.speechModelFor(agent.llm.model);
+      if (!model) throw new Error('no speech-to-speech model is configured (REALTIME_BASE_URL)');
+      return { session: createSpeechModelCall({ ...common, model, today: deps.wallClock.now() }), close: () => undefined };
+    }
     const stt = media.stt ?? providers.stt;
     if (!stt) throw new Error('no speech recogniser is configured for this call');
     const vad = await createVoiceActivityDetector({ mode: 2 });
+    const session = createCallSession({
+      ...common,
+      stt,
+      tts: providers.speech,
+      isSpeech: (frame) => vad.isSpeech(frame),
+      earlyTranscriptMs: deps.earlyTranscriptMs,
+      latency: media.latency,
+      trace: parts.span && deps.tracer ? callTraceSpan(deps.tracer, parts.span, clock) : undefined,
+    });
+    return { session, close: () => vad.close() };
+  }
+
+  async function converse(row: CallRow, agent: RunnableAgent, media: CallMedia, dest: AgentDestination | null, entry: LiveCall, span: Span | null) {
     const recorder = createCallRecorder({ maxDurationMs: agent.max_duration_seconds * 1000 + 10_000 });
     const { observer, flushed } = observerOf(row, dest, instrumentsOf(row, agent, media));
     // A sandbox call brings its virtual clock; web sessions have a person on the other end: real time.
@@ -122,22 +154,7 @@ export function createCallRunner(deps: RunnerDeps) {
     // before the conversation starts, so that the budget counts from the answer on any clock).
     const perSecond = (row.direction === 'web' ? deps.rates.webVoicePerMinMicros : deps.rates.callPerMinMicros) / 60;
     const affordableSeconds = perSecond > 0 ? Math.floor((await balanceMicros(row.workspace_id)) / perSecond) : Number.POSITIVE_INFINITY;
-    const session = createCallSession({
-      clock,
-      media,
-      stt,
-      tts: providers.speech,
-      engine,
-      agent,
-      workspaceId: row.workspace_id,
-      variables: row.variables as Record<string, string>,
-      isSpeech: (frame) => vad.isSpeech(frame),
-      observer,
-      recorder,
-      earlyTranscriptMs: deps.earlyTranscriptMs,
-      latency: media.latency,
-      trace: span && deps.tracer ? callTraceSpan(deps.tracer, span, clock) : undefined,
-    });
+    const { session, close } = await sessionFor(row, agent, media, { clock, observer, recorder, span });
     entry.transport = row.provider;
     entry.session = session;
     const raw = createRawTrackWriter({ blobs: providers.blobs, recorder, workspaceId: row.workspace_id, callId: row.id, logger });
@@ -154,7 +171,7 @@ export function createCallRunner(deps: RunnerDeps) {
     // Ended by the wallet: billed to the budget, not to when the timer got round to it.
     if (outcome.endReason === 'insufficient_balance') outcome.durationMs = Math.min(outcome.durationMs, affordableSeconds * 1000);
     span?.setAttributes({ 'vap.call.status': outcome.status, 'vap.call.end_reason': outcome.endReason, 'vap.call.duration_ms': outcome.durationMs, 'vap.call.turns': outcome.latency?.turns ?? 0 });
-    vad.close();
+    close();
     await flushed();
     // The raw tracks' last blocks are stored before the status is terminal: a crash after the
     // finish loses no audio; the post-call job makes the MP3 (and the extraction) from here on.
@@ -182,13 +199,13 @@ export function createCallRunner(deps: RunnerDeps) {
   }
 
   /** A call's run, in a span of its own when tracing is on (ids only). */
-  function run(row: CallRow, connect: (signal: AbortSignal) => Promise<DialOutcome>): Promise<void> {
+  function run(row: CallRow, connect: Connect): Promise<void> {
     if (!deps.tracer) return runCall(row, connect, null);
     const attributes = { 'vap.call_id': row.id, 'vap.agent_id': row.agent_id, 'vap.workspace_id': row.workspace_id, 'vap.call.direction': row.direction, 'vap.call.provider': row.provider };
     return inSpan(deps.tracer, 'call', { attributes }, (span) => runCall(row, connect, span));
   }
 
-  async function runCall(row: CallRow, connect: (signal: AbortSignal) => Promise<DialOutcome>, span: Span | null): Promise<void> {
+  async function runCall(row: CallRow, connect: Connect, span: Span | null): Promise<void> {
     const entry: LiveCall = { row, dial: new AbortController(), session: null, transport: null };
     live.set(row.id, entry);
     try {
@@ -198,7 +215,7 @@ export function createCallRunner(deps: RunnerDeps) {
         return;
       }
       const dest = agent.destination;
-      const dialed = await connect(entry.dial.signal);
+      const dialed = await connect(entry.dial.signal, agent);
       if (entry.dial.signal.aborted) {
         if (dialed.kind === 'answered') await dialed.media.hangup();
         await journal.finish(row, dest, { status: 'canceled', endReason: 'api_hangup', durationMs: 0, holder });
@@ -238,7 +255,9 @@ export function createCallRunner(deps: RunnerDeps) {
     runOutbound(row: CallRow): Promise<void> {
       return tracked(
         row.id,
-        run(row, (signal) => providers.telephony.dial({ callId: row.id, from: row.from_number ?? '', to: row.to_number ?? '', simulation: row.simulation as never, signal })),
+        run(row, (signal, agent) =>
+          providers.telephony.dial({ callId: row.id, from: row.from_number ?? '', to: row.to_number ?? '', simulation: row.simulation as never, signal, realTime: agent.llm.provider === 'openai-realtime' }),
+        ),
       );
     },
     /** Runs an inbound call whose media is already connected. */

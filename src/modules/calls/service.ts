@@ -90,7 +90,8 @@ export function createCallsService(deps: CallsServiceDeps) {
       const ringing = await callOf(workspaceId, id);
       const { telephony } = deps.providers;
       if (telephony.name !== 'sandbox') throw invalidState('Inbound sandbox calls need TELEPHONY_PROVIDER=sandbox.');
-      const media = telephony.acceptInbound({ callId: id, from, to, simulation: body.simulation ?? null });
+      const agent = await loadCallAgent(db, workspaceId, number.agent_id as string);
+      const media = telephony.acceptInbound({ callId: id, from, to, simulation: body.simulation ?? null, realTime: agent?.llm.provider === 'openai-realtime' });
       void runner.runInbound(ringing, media);
       return ringing;
     },

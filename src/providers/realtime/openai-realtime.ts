@@ -39,7 +39,7 @@ function sessionOf(config: OpenAiRealtimeConfig, options: SpeechModelSessionOpti
       input: {
         format,
         transcription: { model: config.transcriptionModel, language: languageCode(options.language) },
-        turn_detection: { type: 'server_vad' as const, silence_duration_ms: options.turnEndSilenceMs, create_response: true, interrupt_response: true },
+        turn_detection: { type: 'server_vad' as const, silence_duration_ms: options.turnEndSilenceMs, create_response: true, interrupt_response: options.interruptResponse ?? true },
       },
       output: { format, voice: options.voice },
     },

@@ -33,8 +33,8 @@ const MID_CALL_SCRIPT: CallerUtterance[] = ['Hi, I have a quick question about m
 const MACHINE_GREETING = "Hi, you've reached the voicemail of this number. Please leave a message after the tone.";
 
 export interface SandboxTelephonyDeps {
-  /** A new call's clock (virtual time capped at SANDBOX_SPEED). */
-  newClock(): RuntimeClock;
+  /** A new call's clock: virtual time capped at SANDBOX_SPEED, or real time for an agent that is a real-time service. */
+  newClock(kind?: 'virtual' | 'real'): RuntimeClock;
   tts: TextToSpeech;
   /** The caller's voice; a built-in voice id. */
   callerVoice?: string;
@@ -119,7 +119,7 @@ export function createSandboxTelephony(deps: SandboxTelephonyDeps): SandboxTelep
     name: 'sandbox',
     async dial(request: DialRequest): Promise<DialOutcome> {
       const { to, signal } = request;
-      const clock = deps.newClock();
+      const clock = deps.newClock(request.realTime ? 'real' : 'virtual');
       if (to === SANDBOX_NUMBERS.failsToConnect) {
         await wait(clock, CONNECT_FAILURE_MS, signal);
         return { kind: 'failed', message: 'the sandbox number fails to connect' };
@@ -134,7 +134,7 @@ export function createSandboxTelephony(deps: SandboxTelephonyDeps): SandboxTelep
       return { kind: 'answered', media: connect(clock, to, request.simulation) };
     },
     acceptInbound(request: InboundRequest): CallMedia {
-      return connect(deps.newClock(), request.to, request.simulation);
+      return connect(deps.newClock(request.realTime ? 'real' : 'virtual'), request.to, request.simulation);
     },
   };
 }

@@ -105,7 +105,8 @@ export async function startFakeRealtimeServer(options: { apiKey?: string; tls?: 
         record.closed = true;
         session.close();
       });
-      setTimeout(() => session.created(), script.timing.sessionCreatedDelayMs);
+      // Not keeping the process alive for a session nobody waits for any more.
+      setTimeout(() => session.created(), script.timing.sessionCreatedDelayMs).unref();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -694,7 +694,7 @@ class ListAgentsQuery(_ListAgentsQueryRequired, _ListAgentsQueryOptional):
     pass
 
 
-_AgentLlmRequired = TypedDict('_AgentLlmRequired', {'provider': Literal['builtin', 'openai'], 'model': str, 'temperature': float})
+_AgentLlmRequired = TypedDict('_AgentLlmRequired', {'provider': Literal['builtin', 'openai', 'openai-realtime'], 'model': str, 'temperature': float})
 _AgentLlmOptional = TypedDict('_AgentLlmOptional', {}, total=False)
 
 
@@ -743,7 +743,7 @@ class AgentList(_AgentListRequired, _AgentListOptional):
 
 
 _AgentCreateLlmRequired = TypedDict('_AgentCreateLlmRequired', {})
-_AgentCreateLlmOptional = TypedDict('_AgentCreateLlmOptional', {'provider': Literal['builtin', 'openai'], 'model': str, 'temperature': float}, total=False)
+_AgentCreateLlmOptional = TypedDict('_AgentCreateLlmOptional', {'provider': Literal['builtin', 'openai', 'openai-realtime'], 'model': str, 'temperature': float}, total=False)
 
 
 class AgentCreateLlm(_AgentCreateLlmRequired, _AgentCreateLlmOptional):
@@ -791,7 +791,7 @@ class AgentWithSecret(_AgentWithSecretRequired, _AgentWithSecretOptional):
 
 
 _AgentUpdateLlmRequired = TypedDict('_AgentUpdateLlmRequired', {})
-_AgentUpdateLlmOptional = TypedDict('_AgentUpdateLlmOptional', {'provider': Literal['builtin', 'openai'], 'model': str, 'temperature': float}, total=False)
+_AgentUpdateLlmOptional = TypedDict('_AgentUpdateLlmOptional', {'provider': Literal['builtin', 'openai', 'openai-realtime'], 'model': str, 'temperature': float}, total=False)
 
 
 class AgentUpdateLlm(_AgentUpdateLlmRequired, _AgentUpdateLlmOptional):
@@ -943,7 +943,7 @@ class PreviewVoiceQuery(_PreviewVoiceQueryRequired, _PreviewVoiceQueryOptional):
 
 
 _AgentTemplateAgentLlmRequired = TypedDict('_AgentTemplateAgentLlmRequired', {})
-_AgentTemplateAgentLlmOptional = TypedDict('_AgentTemplateAgentLlmOptional', {'provider': Literal['builtin', 'openai'], 'model': str, 'temperature': float}, total=False)
+_AgentTemplateAgentLlmOptional = TypedDict('_AgentTemplateAgentLlmOptional', {'provider': Literal['builtin', 'openai', 'openai-realtime'], 'model': str, 'temperature': float}, total=False)
 
 
 class AgentTemplateAgentLlm(_AgentTemplateAgentLlmRequired, _AgentTemplateAgentLlmOptional):

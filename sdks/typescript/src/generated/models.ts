@@ -346,8 +346,8 @@ export type AgentList = {
 };
 
 export type AgentLlm = {
-  /** builtin (offline) or openai (OpenAI-compatible, needs LLM_BASE_URL) */
-  provider: "builtin" | "openai";
+  /** builtin (offline), openai (OpenAI-compatible, needs LLM_BASE_URL) or openai-realtime (a speech-to-speech model over the OpenAI Realtime API, needs REALTIME_BASE_URL) */
+  provider: "builtin" | "openai" | "openai-realtime";
   model: string;
   temperature: number;
 };
@@ -369,8 +369,8 @@ export type AgentTemplate = {
     voice?: string;
     /** Defaults: builtin, its default model, temperature 0.7 */
     llm?: {
-      /** builtin (offline) or openai (OpenAI-compatible, needs LLM_BASE_URL) */
-      provider?: "builtin" | "openai";
+      /** builtin (offline), openai (OpenAI-compatible, needs LLM_BASE_URL) or openai-realtime (a speech-to-speech model over the OpenAI Realtime API, needs REALTIME_BASE_URL) */
+      provider?: "builtin" | "openai" | "openai-realtime";
       model?: string;
       temperature?: number;
     };
@@ -435,8 +435,8 @@ export type AgentUpdate = {
   voice?: string;
   /** Defaults: builtin, its default model, temperature 0.7 */
   llm?: {
-    /** builtin (offline) or openai (OpenAI-compatible, needs LLM_BASE_URL) */
-    provider?: "builtin" | "openai";
+    /** builtin (offline), openai (OpenAI-compatible, needs LLM_BASE_URL) or openai-realtime (a speech-to-speech model over the OpenAI Realtime API, needs REALTIME_BASE_URL) */
+    provider?: "builtin" | "openai" | "openai-realtime";
     model?: string;
     temperature?: number;
   };
@@ -1966,8 +1966,8 @@ export type CreateAgentBody = {
   voice?: string;
   /** Defaults: builtin, its default model, temperature 0.7 */
   llm?: {
-    /** builtin (offline) or openai (OpenAI-compatible, needs LLM_BASE_URL) */
-    provider?: "builtin" | "openai";
+    /** builtin (offline), openai (OpenAI-compatible, needs LLM_BASE_URL) or openai-realtime (a speech-to-speech model over the OpenAI Realtime API, needs REALTIME_BASE_URL) */
+    provider?: "builtin" | "openai" | "openai-realtime";
     model?: string;
     temperature?: number;
   };

@@ -21,7 +21,7 @@ export interface AgentDraft {
   first_message: string;
   language: string;
   voice: string;
-  llm_provider: 'builtin' | 'openai';
+  llm_provider: 'builtin' | 'openai' | 'openai-realtime';
   llm_model: string;
   llm_temperature: string;
   end_call_phrases: string;

@@ -12,10 +12,16 @@ export function ModelSection({ draft, set, errors }: SectionProps) {
         label="LLM provider"
         name="llm_provider"
         value={draft.llm_provider}
-        onChange={(v) => set('llm_provider', v as AgentDraft['llm_provider'])}
+        onChange={(v) => {
+          const provider = v as AgentDraft['llm_provider'];
+          set('llm_provider', provider);
+          // The voice of the other kind does not fit: the server's default voice of the kind is taken.
+          if ((provider === 'openai-realtime') !== (draft.llm_provider === 'openai-realtime')) set('voice', provider === 'openai-realtime' ? 'alloy' : 'builtin-ava');
+        }}
         options={[
           { value: 'builtin', label: 'Built-in (offline)' },
           { value: 'openai', label: 'OpenAI-compatible' },
+          { value: 'openai-realtime', label: 'Speech-to-speech (OpenAI Realtime)' },
         ]}
         error={errors.llm_provider}
       />

@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, describe, it } from 'node:test';
+import { callerAudio, waitFor } from '../../test/fakes/openai-realtime/caller.ts';
+import { type ResponderContext, startFakeRealtimeServer } from '../../test/fakes/openai-realtime/server.ts';
+import { bistroAgent, builtinEngine } from '../../test/support/bistro-agent.ts';
+import { createOpenAiRealtime } from '../providers/realtime/openai-realtime.ts';
+import { createScaledClock } from './clock.ts';
+import { createMediaPair } from './media-pair.ts';
+import type { SessionObserver, TranscriptEntry } from './outcome.ts';
+import type { CallAgent, CallMedia } from './ports.ts';
+import { createSpeechModelCall } from './speech-model-call.ts';
+
+// A call whose agent thinks in speech, end to end in one process: the runtime over a media pair,
+// the OpenAI Realtime adapter, and the fake Realtime server (which cannot hear: each caller turn
+// it commits is given the next text queued with `hear`). Real time, short words (40 ms each).
+
+const fake = await startFakeRealtimeServer({ apiKey: 'sk-call', timing: { msPerWord: 40 } });
+const model = createOpenAiRealtime({ baseUrl: fake.url, apiKey: 'sk-call', model: 'gpt-realtime', transcriptionModel: 'gpt-4o-transcribe', connectTimeoutMs: 5000 });
+after(() => fake.close());
+afterEach(() => fake.reset());
+
+/** Answers a "Say exactly … "text"" response with that text. */
+const sayExactly = ({ instructions }: ResponderContext) => ({ text: /"(.*)"$/.exec(instructions ?? '')?.[1] ?? '' });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function startCall(overrides: Partial<CallAgent> = {}, options: { machine?: boolean; model?: typeof model } = {}) {
+  const clock = createScaledClock(1);
+  const { stream, far } = createMediaPair();
+  const seen = { clears: 0, agentFrames: 0, transfers: [] as string[], errors: [] as string[], hangups: 0 };
+  far.onClear(() => seen.clears++);
+  far.onAgentFrame(() => seen.agentFrames++);
+  const media: CallMedia = {
+    stream,
+    answeredBy: options.machine ? 'machine' : 'human',
+    transfer: async (to) => {
+      seen.transfers.push(to);
+      stream.close();
+    },
+    hangup: async () => {
+      seen.hangups++;
+      stream.close();
+    },
+  };
+  const transcript: TranscriptEntry[] = [];
+  const observer: SessionObserver = { transcript: (entry) => transcript.push(entry), transfer: () => undefined, error: (code) => seen.errors.push(code) };
+  const call = createSpeechModelCall({ clock, media, model: options.model ?? model, engine: builtinEngine(), agent: bistroAgent({ barge_in_min_ms: 100, ...overrides }), workspaceId: 'ws_test', variables: {}, observer, today: new Date('2026-11-28T12:00:00Z') });
+  const outcome = call.run();
+  /** The caller speaks for `speechMs` in real time, then is silent long enough to end the turn. */
+  const speak = async (speechMs: number, silenceMs = 600) => {
+    for (const frame of callerAudio([{ speechMs }])) {
+      far.sendFrame(frame);
+      await sleep(20);
+    }
+    for (const frame of callerAudio([{ silenceMs }])) far.sendFrame(frame);
+  };
+  const said = (role: 'agent' | 'user') => transcript.filter((e) => e.role === role).map((e) => e.text);
+  return { call, outcome, transcript, seen, speak, said, far };
+}
+
+describe('a speech-to-speech call (OpenAI Realtime protocol)', () => {
+  it('greets, answers the caller, runs a tool, and ends on the model calling end_call; transcript with latency', async () => {
+    fake.reply(sayExactly);
+    fake.hear('What time do you open?', 'Thanks, goodbye');
+    fake.reply({ text: 'We open at nine.' }, { functionCall: { name: 'end_call', arguments: { reason: 'caller_goodbye' } } }, { text: 'Goodbye!' });
+    const c = startCall();
+    await waitFor(() => c.said('agent').length === 1);
+    assert.deepEqual(c.said('agent'), ['Hello, this is Ada from the bistro. How can I help you today?']);
+    await c.speak(300);
+    await waitFor(() => c.said('agent').length === 2);
+    await c.speak(300);
+    const outcome = await c.outcome;
+    assert.deepEqual([outcome.status, outcome.endReason], ['completed', 'caller_goodbye']);
+    assert.deepEqual(outcome.transcript.map((e) => `${e.role}: ${e.text}`), [
+      'agent: Hello, this is Ada from the bistro. How can I help you today?',
+      'user: What time do you open?',
+      'agent: We open at nine.',
+      'user: Thanks, goodbye',
+      'agent: Goodbye!',
+    ]);
+    assert.equal(outcome.transcript[0].latency_ms, undefined, 'the greeting answers no caller turn');
+    for (const reply of [outcome.transcript[2], outcome.transcript[4]]) assert.ok(typeof reply.latency_ms === 'number' && reply.latency_ms >= 0, JSON.stringify(reply));
+    assert.equal(outcome.latency?.turns, 2);
+    // 13 + 4 + 1 words of 40 ms, played at 20 ms a frame, no padding between the model's chunks
+    // (the resampler's filter delay trims a few samples of each reply, the last frame is padded).
+    assert.equal(c.seen.agentFrames, 18 * 2);
+    const connection = fake.connections.at(-1);
+    assert.equal(connection?.session().audio.input.turn_detection.interrupt_response, false, 'barge-in is the runtime rule');
+    assert.deepEqual(connection?.session().tools.map((t: { name: string }) => t.name), ['end_call']);
+    assert.ok(connection?.received.some((e) => e.type === 'conversation.item.create' && e.item.type === 'function_call_output'));
+    assert.equal(c.seen.hangups, 1);
+  });
+
+  it('barge-in: the caller talks over the agent for barge_in_min_ms; playback cleared, the model told what was heard, the words kept', async () => {
+    fake.reply(sayExactly);
+    fake.hear('Stop, I want a table');
+    fake.reply({ text: 'Sure, for how many?' });
+    // Long words (150 ms): the greeting still plays when the caller cuts in, even on a busy machine.
+    fake.set({ msPerWord: 150 });
+    const c = startCall({ first_message: 'Hello and welcome to the bistro where we serve fresh pasta every single day of the week' });
+    await waitFor(() => c.seen.agentFrames >= 5);
+    await c.speak(200);
+    await waitFor(() => c.said('agent').length === 2);
+    const cut = c.transcript[0];
+    assert.equal(cut.interrupted, true);
+    assert.ok(cut.text.length > 0 && 'Hello and welcome to the bistro where we serve fresh pasta every single day of the week'.startsWith(cut.text), cut.text);
+    assert.ok(cut.text.split(' ').length < 17, 'only the words played');
+    assert.equal(c.seen.clears, 1);
+    const truncate = fake.connections.at(-1)?.received.find((e) => e.type === 'conversation.item.truncate');
+    assert.ok(truncate && truncate.type === 'conversation.item.truncate' && truncate.audio_end_ms > 0 && truncate.audio_end_ms < 17 * 150, JSON.stringify(truncate));
+    assert.deepEqual(c.said('user'), ['Stop, I want a table']);
+    assert.equal(c.said('agent')[1], 'Sure, for how many?');
+    c.call.end('api_hangup');
+    assert.equal((await c.outcome).endReason, 'api_hangup');
+    fake.set({ msPerWord: 40 });
+  });
+
+  it('transfers when the model calls transfer_call, after saying so', async () => {
+    fake.reply(sayExactly);
+    fake.hear('Can I talk to a person?');
+    fake.reply({ functionCall: { name: 'transfer_call', arguments: { reason: 'wants a person' } } }, { text: 'Transferring you now.' });
+    const c = startCall({ transfer_number: '+15550100999' });
+    await waitFor(() => c.said('agent').length === 1);
+    await c.speak(300);
+    const outcome = await c.outcome;
+    assert.deepEqual([outcome.status, outcome.transferredTo, c.seen.transfers], ['transferred', '+15550100999', ['+15550100999']]);
+    assert.equal(c.said('agent').at(-1), 'Transferring you now.');
+  });
+
+  it('an end-call phrase from the caller ends the call after the agent answers', async () => {
+    fake.reply(sayExactly);
+    fake.hear('ok bye now');
+    fake.reply({ text: 'Have a nice day.' });
+    const c = startCall({ end_call_phrases: ['bye now'] });
+    await waitFor(() => c.said('agent').length === 1);
+    await c.speak(300);
+    const outcome = await c.outcome;
+    assert.deepEqual([outcome.endReason, c.said('agent').at(-1)], ['caller_goodbye', 'Have a nice day.']);
+  });
+
+  it('silence: asks whether the caller is still there, then ends', async () => {
+    fake.reply(sayExactly, sayExactly);
+    const c = startCall({ silence_timeout_seconds: 0.3 });
+    const outcome = await c.outcome;
+    assert.deepEqual([outcome.status, outcome.endReason], ['completed', 'silence_timeout']);
+    assert.deepEqual(c.said('agent'), ['Hello, this is Ada from the bistro. How can I help you today?', 'Are you still there?']);
+  });
+
+  it('a machine answers: the voicemail message is left, then the call ends as voicemail', async () => {
+    fake.reply(sayExactly);
+    const c = startCall({ voicemail: { action: 'leave_message', message: 'Please call the bistro back.' } }, { machine: true });
+    const outcome = await c.outcome;
+    assert.deepEqual([outcome.status, c.said('agent')], ['voicemail', ['Please call the bistro back.']]);
+  });
+
+  it('a model that cannot be reached fails the call with llm_failed; one that goes away mid-call too', async () => {
+    const nowhere = createOpenAiRealtime({ baseUrl: 'http://127.0.0.1:9/v1', model: 'gpt-realtime', transcriptionModel: 'x', connectTimeoutMs: 2000 });
+    const c = startCall({}, { model: nowhere });
+    const outcome = await c.outcome;
+    assert.deepEqual([outcome.status, outcome.error?.code], ['failed', 'llm_failed']);
+    assert.equal(c.seen.hangups, 1, 'the caller is not left on the line');
+    fake.reply(sayExactly);
+    const d = startCall();
+    await waitFor(() => d.said('agent').length === 1);
+    fake.connections.at(-1)?.disconnect();
+    const gone = await d.outcome;
+    assert.deepEqual([gone.status, gone.error?.code], ['failed', 'llm_failed']);
+    assert.ok(d.seen.errors.includes('llm_failed'));
+  });
+});
