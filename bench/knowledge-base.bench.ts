@@ -29,7 +29,7 @@ import { type DatabaseHandle, migrateToLatest, openDatabase } from '../src/platf
 import type { DB, Database } from '../src/platform/db/schema.ts';
 import { newId } from '../src/platform/ids.ts';
 import { createOutboundClient } from '../src/platform/outbound/ssrf-guard.ts';
-import { fakeEmbedding } from '../src/providers/embeddings/fake-server.ts';
+import { fakeEmbedding } from '../test/fakes/openai/embeddings.ts';
 import { createOpenAiEmbeddings } from '../src/providers/embeddings/openai.ts';
 import type { EmbeddingsProvider } from '../src/providers/embeddings/port.ts';
 import { startModuleWorker } from '../src/platform/module-worker.ts';

@@ -4,12 +4,12 @@
 // and TTS fakes at a realistic pace. Driven by messages from bench/voice.bench.ts.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
-import { startFakeOpenAi } from '../../src/providers/llm/fake-openai-server.ts';
-import { startFakeSttServer } from '../../src/providers/stt/fake-server.ts';
-import { startFakeTwilio } from '../../src/providers/telephony/twilio-fake/index.ts';
-import type { FakeCall } from '../../src/providers/telephony/twilio-fake/types.ts';
+import { startFakeOpenAi } from '../../test/fakes/openai/llm.ts';
+import { startFakeSttServer } from '../../test/fakes/openai/stt.ts';
+import { startFakeTwilio } from '../../test/fakes/twilio/index.ts';
+import type { FakeCall } from '../../test/fakes/twilio/types.ts';
 import { createTtsRegistry } from '../../src/providers/tts/index.ts';
-import { startFakeSpeechServer } from '../../src/providers/tts/fake-server.ts';
+import { startFakeSpeechServer } from '../../test/fakes/openai/tts.ts';
 import { createRuntimeSpeech } from '../../src/providers/tts/runtime-speech.ts';
 
 export interface FarEndSettings {

@@ -3,7 +3,7 @@ import http from 'node:http';
 import { after, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { createWebhookWorker } from '../../src/modules/webhooks/worker.ts';
-import { startFakeStripe } from '../../src/providers/payments/stripe-fake.ts';
+import { startFakeStripe } from '../fakes/stripe/index.ts';
 import { launchChromium } from '../../src/modules/widgets/browser-helpers.ts';
 import { usd } from '../../web/dashboard/src/ui/format.ts';
 import { buildTestApp, type TestApp } from '../support/app.ts';

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
+import { startFakeOpenAi } from '../../../test/fakes/openai/llm.ts';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp } from '../../../test/support/fixtures.ts';
-import { startFakeOpenAi } from '../../providers/llm/fake-openai-server.ts';
 
 describe('chat when the language model is unreachable', async () => {
   // Port 9 (discard) on loopback: nothing listens, the connection is refused.

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, describe, it } from 'node:test';
+import { startFakeOpenAi } from '../../../test/fakes/openai/llm.ts';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp } from '../../../test/support/fixtures.ts';
-import { startFakeOpenAi } from '../../providers/llm/fake-openai-server.ts';
 import { createCallAgent, placeCall, waitForEnd, waitForPostCall, waitForTerminal } from './test-helpers.ts';
 
 // /metrics after sandbox calls (DESIGN part 9, Observability): the turn latency and stage

@@ -9,7 +9,7 @@ import type * as poolTasks from '../../platform/cpu-pool.test-tasks.ts';
 import { newGate, openGate } from '../../platform/cpu-pool.test-tasks.ts';
 import { BUILTIN_SAMPLE_RATE, createBuiltinTts } from '../../providers/tts/builtin.ts';
 import { createEspeakSpeech } from '../../providers/tts/espeak.ts';
-import { startFakeSpeechServer } from '../../providers/tts/fake-server.ts';
+import { startFakeSpeechServer } from '../../../test/fakes/openai/tts.ts';
 
 /** True when `bytes` starts with an MPEG audio frame header (11-bit 0x7FF sync, layer III). */
 function isMp3Frame(bytes: Buffer): boolean {

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../../../test/support/app.ts';
 import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
 import { securitySuite } from '../../../test/support/security.ts';
-import { startFakeEmbeddingsServer } from '../../providers/embeddings/fake-server.ts';
+import { startFakeEmbeddingsServer } from '../../../test/fakes/openai/embeddings.ts';
 import { createOpenAiEmbeddings } from '../../providers/embeddings/openai.ts';
 import { makeDocx, makePdf } from './fixtures/documents.ts';
 import { createKnowledgeSearch, missingKnowledgeBaseIds } from './search.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp } from '../../../test/support/fixtures.ts';
-import { startFakeEmbeddingsServer } from '../../providers/embeddings/fake-server.ts';
+import { startFakeEmbeddingsServer } from '../../../test/fakes/openai/embeddings.ts';
 import { QUESTIONS, addText, createBase, query, squash, uploadFixture } from './test-helpers.ts';
 
 // Retrieval quality over the committed fixtures (a Markdown guide, an HTML FAQ page, a PDF

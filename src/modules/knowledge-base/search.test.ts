@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { startFakeEmbeddingsServer } from '../../../test/fakes/openai/embeddings.ts';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp } from '../../../test/support/fixtures.ts';
-import { startFakeEmbeddingsServer } from '../../providers/embeddings/fake-server.ts';
 import { createOpenAiEmbeddings } from '../../providers/embeddings/openai.ts';
 import { candidateTiers, lexemeQuery } from './full-text.ts';
 import { createKnowledgeSearch } from './search.ts';

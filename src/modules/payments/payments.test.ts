@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { startFakeStripe } from '../../../test/fakes/stripe/index.ts';
 import { buildTestApp, type TestApp } from '../../../test/support/app.ts';
 import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
 import { securitySuite } from '../../../test/support/security.ts';
-import { startFakeStripe } from '../../providers/payments/stripe-fake.ts';
 import { as } from '../calls/test-helpers.ts';
 import { createWalletRepo } from '../wallet/repo.ts';
 

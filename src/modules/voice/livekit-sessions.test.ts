@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { startFakeLiveKit } from '../../../test/fakes/livekit.ts';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp } from '../../../test/support/fixtures.ts';
 import { createLiveKitMedia } from '../../providers/media/livekit.ts';
-import { startFakeLiveKit } from '../../providers/media/livekit-fake.ts';
 import { as, createCallAgent } from '../calls/test-helpers.ts';
 
 // Voice sessions in LiveKit mode (LIVEKIT_* set), against a local fake of LiveKit's RoomService

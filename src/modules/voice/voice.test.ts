@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import WebSocket, { type RawData } from 'ws';
+import { startFakeSttServer } from '../../../test/fakes/openai/stt.ts';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
 import { securitySuite } from '../../../test/support/security.ts';
-import { startFakeSttServer } from '../../providers/stt/fake-server.ts';
 import { createTtsRegistry } from '../../providers/tts/index.ts';
 import { createRuntimeSpeech } from '../../providers/tts/runtime-speech.ts';
 import { as, createCallAgent } from '../calls/test-helpers.ts';

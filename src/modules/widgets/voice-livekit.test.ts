@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { startFakeLiveKit } from '../../../test/fakes/livekit.ts';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp } from '../../../test/support/fixtures.ts';
-import { startFakeLiveKit } from '../../providers/media/livekit-fake.ts';
 import { as, createCallAgent } from '../calls/test-helpers.ts';
 import { createWidget } from './test-helpers.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { fakeEmbedding, type FakeEmbeddingsServer, startFakeEmbeddingsServer } from './fake-server.ts';
+import { fakeEmbedding, type FakeEmbeddingsServer, startFakeEmbeddingsServer } from '../../../test/fakes/openai/embeddings.ts';
 import { createOpenAiEmbeddings } from './openai.ts';
 
 describe('OpenAI-compatible embeddings (openai SDK against a local fake server)', () => {

@@ -2,13 +2,13 @@
 // driven by the dialogue engine (knowledge search and function invocation are test doubles).
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { type FakeOpenAiServer, startFakeOpenAi } from '../../../test/fakes/openai/llm.ts';
 import { createDialogueEngine } from '../../engine/engine.ts';
 import { appointmentBooking, support } from '../../engine/fixtures/agents.ts';
 import { inMemoryKnowledge, recordingInvoker } from '../../engine/fixtures/doubles.ts';
 import { FIXTURE_NOW } from '../../engine/fixtures/extraction-cases.ts';
 import type { EngineAgent } from '../../engine/types.ts';
 import { manualClock } from '../../platform/clock.ts';
-import { type FakeOpenAiServer, startFakeOpenAi } from './fake-openai-server.ts';
 import { createLlm } from './index.ts';
 import { createOpenAiLlm, LlmError, MAX_TOOL_ROUNDS } from './openai.ts';
 

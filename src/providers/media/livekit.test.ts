@@ -7,7 +7,7 @@ import { decodeJwt } from 'jose';
 import { AccessToken, RoomServiceClient, ServerError } from 'livekit-server-sdk';
 import { concatPcm } from '../../runtime/audio/frames.ts';
 import { createInboundConverter, createOutboundConverter, createPlayout, downmixToMono, type PcmFrame } from './livekit-audio.ts';
-import { startFakeLiveKit } from './livekit-fake.ts';
+import { startFakeLiveKit } from '../../../test/fakes/livekit.ts';
 import { createLiveKitMedia, LiveKitApiError } from './livekit.ts';
 
 // The LiveKit adapter through the real livekit-server-sdk against a local server speaking the

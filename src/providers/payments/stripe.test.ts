@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Stripe from 'stripe';
 import { type ChargeRequest, InvalidWebhookSignature, type PaymentsProvider, type SettlementEvent } from '../../modules/payments/provider-port.ts';
-import { type FakeStripe, type FakeStripeEvent, startFakeStripe, stripeSignatureHeader } from './stripe-fake.ts';
+import { type FakeStripe, type FakeStripeEvent, startFakeStripe, stripeSignatureHeader } from '../../../test/fakes/stripe/index.ts';
 import { createStripePayments } from './stripe.ts';
 
 const SECRET_KEY = 'sk_test_local_fake_0123456789';

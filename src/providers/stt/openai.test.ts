@@ -12,7 +12,7 @@ import { createBuiltinLlm } from '../llm/builtin.ts';
 import { createBuiltinTts } from '../tts/builtin.ts';
 import { createTtsRegistry } from '../tts/index.ts';
 import { createRuntimeSpeech } from '../tts/runtime-speech.ts';
-import { startFakeSttServer } from './fake-server.ts';
+import { startFakeSttServer } from '../../../test/fakes/openai/stt.ts';
 import { createOpenAiStt } from './openai.ts';
 
 // The OpenAI-compatible speech-to-text adapter, through the real `openai` SDK, against a local

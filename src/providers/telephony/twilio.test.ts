@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { startFakeTwilio } from './twilio-fake/index.ts';
+import { startFakeTwilio } from '../../../test/fakes/twilio/index.ts';
 import { createTwilioTelephony } from './twilio.ts';
 import { createTwilioClient } from './twilio-client.ts';
 

@@ -6,7 +6,7 @@ import type * as poolTasks from '../../platform/cpu-pool.test-tasks.ts';
 import { holdersStarted, newGate, openGate } from '../../platform/cpu-pool.test-tasks.ts';
 import { SAMPLE_RATE } from '../../runtime/audio/frames.ts';
 import { createBuiltinTts } from './builtin.ts';
-import { FAKE_SPEECH_SAMPLES_PER_CHAR, startFakeSpeechServer } from './fake-server.ts';
+import { FAKE_SPEECH_SAMPLES_PER_CHAR, startFakeSpeechServer } from '../../../test/fakes/openai/tts.ts';
 import { createTtsRegistry } from './index.ts';
 import { createOpenAiTts } from './openai.ts';
 import { createRuntimeSpeech } from './runtime-speech.ts';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Stripe from 'stripe';
-import { decodeStripeForm } from './stripe-fake-form.ts';
-import { type FakeStripe, startFakeStripe } from './stripe-fake.ts';
+import { decodeStripeForm } from './form.ts';
+import { type FakeStripe, startFakeStripe } from './index.ts';
 
 // The fake Stripe's protocol, checked over raw HTTP (what Stripe documents) and through the SDK.
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { FormObject, FormValue } from './stripe-fake-form.ts';
+import type { FormObject, FormValue } from './form.ts';
 
 // The fake Stripe's objects (PaymentIntent, Customer, Event), its error bodies and its parameter
 // readers, shaped like Stripe's v1 API (docs.stripe.com/api): only the fields our adapter and

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { canonicalParams, decodeStripeForm, FormDecodeError, type FormObject } from './stripe-fake-form.ts';
+import { canonicalParams, decodeStripeForm, FormDecodeError, type FormObject } from './form.ts';
 import {
   errorAnswer,
   FAKE_STRIPE_API_VERSION,
@@ -14,8 +14,8 @@ import {
   readString,
   type StripeAnswer,
   unixNow,
-} from './stripe-fake-objects.ts';
-import { fakeStripeJs } from './stripe-fake-js.ts';
+} from './objects.ts';
+import { fakeStripeJs } from './js.ts';
 import {
   completeCustomerAction,
   confirmPaymentIntent,
@@ -23,15 +23,15 @@ import {
   type FakeLedger,
   type FakeRequestContext,
   retrievePaymentIntent,
-} from './stripe-fake-payment-intents.ts';
-import { type DeliverOptions, type Delivery, deliverEvent } from './stripe-fake-webhooks.ts';
+} from './payment-intents.ts';
+import { type DeliverOptions, type Delivery, deliverEvent } from './webhooks.ts';
 
 // A local server speaking Stripe's v1 REST API as the official `stripe` SDK uses it, for tests of
 // the Stripe payments adapter and of the payments module: Bearer secret-key auth, form-encoded
 // bodies, Idempotency-Key replay, PaymentIntents with Stripe's test payment methods, Customers,
 // Events, and webhook delivery signed like Stripe's. Point the SDK at `baseUrl`
 // (host/port/protocol); the SDK itself adds the `/v1/…` paths. For browser tests it also serves a
-// fake Stripe.js at `/v3/` (stripe-fake-js.ts) whose confirmations come back here from the page
+// fake Stripe.js at `/v3/` (js.ts) whose confirmations come back here from the page
 // (CORS, the publishable key and the PaymentIntent's client secret), and it can deliver every
 // event to a webhook URL by itself, as Stripe does.
 
@@ -328,8 +328,8 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
   };
 }
 
-export type { DeliverOptions, Delivery } from './stripe-fake-webhooks.ts';
-export { FAKE_STRIPE_JS_CARDS } from './stripe-fake-js.ts';
-export { stripeSignatureHeader } from './stripe-fake-webhooks.ts';
-export type { FakeCustomer, FakePaymentIntent, FakeStripeEvent } from './stripe-fake-objects.ts';
-export { FAKE_TEST_PAYMENT_METHODS } from './stripe-fake-payment-intents.ts';
+export type { DeliverOptions, Delivery } from './webhooks.ts';
+export { FAKE_STRIPE_JS_CARDS } from './js.ts';
+export { stripeSignatureHeader } from './webhooks.ts';
+export type { FakeCustomer, FakePaymentIntent, FakeStripeEvent } from './objects.ts';
+export { FAKE_TEST_PAYMENT_METHODS } from './payment-intents.ts';

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { type FakeStripeEvent, unixNow } from './stripe-fake-objects.ts';
+import { type FakeStripeEvent, unixNow } from './objects.ts';
 
 // Webhook delivery as Stripe does it (docs.stripe.com/webhooks#verify-manually): the Event is
 // POSTed as JSON, signed in the `Stripe-Signature` header `t=<unix seconds>,v1=<hex>`, where the

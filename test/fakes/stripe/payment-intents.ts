@@ -1,4 +1,4 @@
-import type { FormObject } from './stripe-fake-form.ts';
+import type { FormObject } from './form.ts';
 import {
   errorAnswer,
   type FakeCustomer,
@@ -15,7 +15,7 @@ import {
   readString,
   type StripeAnswer,
   unixNow,
-} from './stripe-fake-objects.ts';
+} from './objects.ts';
 
 // The fake Stripe's PaymentIntents: create (optionally confirming at once), retrieve, and the
 // outcome of Stripe's test payment methods (docs.stripe.com/testing). Every state a confirmation

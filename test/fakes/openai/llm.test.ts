@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { type FakeOpenAiServer, startFakeOpenAi } from './fake-openai-server.ts';
+import { type FakeOpenAiServer, startFakeOpenAi } from './llm.ts';
 
 describe('fake OpenAI server', () => {
   let server: FakeOpenAiServer;
