@@ -1,20 +1,9 @@
 // The dialogue engine every call, widget chat and voice session runs: one user turn in, the
 // agent's reply and the actions it took out. It owns the tools (knowledge search, functions,
 // transfer, end) and records each use; the LLM port decides when to use them.
-import { hasPhrase } from './text.ts';
-import type { LLM, LlmTools } from './llm-port.ts';
-import { substituteVariables } from './llm-port.ts';
-import type {
-  DialogueEngine,
-  EngineAction,
-  EngineAgent,
-  FunctionInvoker,
-  KnowledgePassage,
-  KnowledgeSearch,
-  RespondInput,
-  RespondResult,
-  Turn,
-} from './types.ts';
+import { hasPhrase } from '../platform/text.ts';
+import { type EngineAgent, type KnowledgePassage, type LLM, type LlmTools, substituteVariables, type Turn } from '../ports/llm.ts';
+import type { DialogueEngine, EngineAction, FunctionInvoker, KnowledgeSearch, RespondInput, RespondResult } from './types.ts';
 
 /** Passages fetched per knowledge search. */
 export const KB_TOP_K = 3;

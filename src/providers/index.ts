@@ -1,4 +1,4 @@
-import type { LLM } from '../engine/llm-port.ts';
+import type { LLM } from '../ports/llm.ts';
 import { createBlobStore } from '../platform/blobs/index.ts';
 import type { BlobStore } from '../platform/blobs/port.ts';
 import type { Clock } from '../platform/clock.ts';
@@ -8,9 +8,9 @@ import { createLlm } from './llm/index.ts';
 import { createTtsRegistryFromConfig, type TtsConfig, type TtsRegistry } from './tts/index.ts';
 import { createRuntimeSpeech } from './tts/runtime-speech.ts';
 import { createOpenAiStt } from './stt/openai.ts';
-import type { NumberInventory } from '../modules/phone-numbers/inventory-port.ts';
-import type { PaymentsProvider } from '../modules/payments/provider-port.ts';
-import type { RealtimeMediaProvider } from '../modules/voice/realtime-port.ts';
+import type { NumberInventory } from '../ports/number-inventory.ts';
+import type { PaymentsProvider } from '../ports/payments.ts';
+import type { RealtimeMediaProvider } from '../ports/realtime-media.ts';
 import { createLiveKitMedia } from './media/livekit.ts';
 import { createSandboxPayments } from './payments/sandbox.ts';
 import { createStripePayments } from './payments/stripe.ts';
@@ -21,7 +21,9 @@ import { createTwilioClient } from './telephony/twilio-client.ts';
 import { createTwilioInventory } from './telephony/twilio-inventory.ts';
 import { createScaledClock } from '../runtime/clock.ts';
 import { createVirtualClock } from '../runtime/virtual-clock.ts';
-import type { RuntimeClock, SpeechToText, TextToSpeech } from '../runtime/ports.ts';
+import type { RuntimeClock } from '../ports/clock.ts';
+import type { SpeechToText } from '../ports/stt.ts';
+import type { TextToSpeech } from '../ports/tts.ts';
 
 // The adapters of this deployment, built once per app from configuration and handed to the
 // modules (buildApp({providers}) replaces any of them, as tests and benchmarks do). Modules never

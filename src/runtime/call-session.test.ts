@@ -7,7 +7,8 @@ import { createCallSession, STILL_THERE_PROMPT } from './call-session.ts';
 import { createScaledClock } from './clock.ts';
 import { createMediaPair } from './media-pair.ts';
 import type { SessionObserver, TranscriptEntry } from './outcome.ts';
-import type { CallAgent, CallerUtterance, CallMedia } from './ports.ts';
+import type { CallerUtterance, CallMedia } from '../ports/telephony.ts';
+import type { CallAgent } from './call-agent.ts';
 import { createPassThroughStt, createScriptedCaller } from './scripted-caller.ts';
 import { bistroAgent, builtinEngine } from '../../test/support/bistro-agent.ts';
 

@@ -1,7 +1,8 @@
 import { Ajv } from 'ajv';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Config } from '../../config.ts';
-import { type DialogueEngine, type EngineAgent, ENGINE_TOOL_NAMES, type FunctionInvoker, type Turn } from '../../engine/types.ts';
+import type { DialogueEngine, FunctionInvoker } from '../../engine/types.ts';
+import { type EngineAgent, ENGINE_TOOL_NAMES, type Turn } from '../../ports/llm.ts';
 import type { WorkspaceContext } from '../../platform/auth/access.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Database } from '../../platform/db/schema.ts';

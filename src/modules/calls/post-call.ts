@@ -11,7 +11,7 @@ import { createJobRunner, type WakeSource } from '../../platform/jobs/runner.ts'
 import type { Clock } from '../../platform/clock.ts';
 import type { Providers } from '../../providers/index.ts';
 import { encodeMp3InPool } from '../../providers/tts/mp3.ts';
-import { SAMPLE_RATE } from '../../runtime/audio/frames.ts';
+import { SAMPLE_RATE } from '../../platform/audio/frames.ts';
 import type { FunctionCaller } from '../agents/functions.ts';
 import { loadCallAgent, type RunnableAgent } from '../agents/call-agent.ts';
 import { type CallJournal, POST_CALL_CHANNEL } from './journal.ts';

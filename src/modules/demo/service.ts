@@ -1,4 +1,5 @@
-import type { DialogueEngine, EngineAgent } from '../../engine/types.ts';
+import type { DialogueEngine } from '../../engine/types.ts';
+import type { EngineAgent } from '../../ports/llm.ts';
 import type { Database } from '../../platform/db/schema.ts';
 import { AppError, invalidField } from '../../platform/errors.ts';
 import { toE164 } from '../../platform/phone.ts';

@@ -1,6 +1,6 @@
 import type { Platform } from '../../platform/platform.ts';
 import { createOpenAiEmbeddings } from '../../providers/embeddings/openai.ts';
-import type { EmbeddingsProvider } from '../../providers/embeddings/port.ts';
+import type { EmbeddingsProvider } from '../../ports/embeddings.ts';
 import { createKnowledgeSearch, type KnowledgeSearch } from './search.ts';
 
 // The app's one embeddings client and one knowledge search (with its in-memory vector and word

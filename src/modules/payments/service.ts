@@ -6,7 +6,7 @@ import { newId } from '../../platform/ids.ts';
 import { microsToUsd, usdToMicros } from '../../platform/money.ts';
 import type { EventEmitter } from '../../platform/outbox/emit.ts';
 import { createWalletRepo } from '../wallet/repo.ts';
-import type { ChargeResult, PaymentsProvider, SettlementEvent } from './provider-port.ts';
+import type { ChargeResult, PaymentsProvider, SettlementEvent } from '../../ports/payments.ts';
 import type { PaymentsTable } from './tables.ts';
 
 // Top-ups: a payment row first (pending), the provider's charge outside any transaction, then

@@ -6,13 +6,13 @@ import { newId } from '../../platform/ids.ts';
 import { microsToUsd } from '../../platform/money.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { randomToken, sha256Hex } from '../../platform/secrets.ts';
-import type { SpeechToText } from '../../runtime/ports.ts';
+import type { SpeechToText } from '../../ports/stt.ts';
 import type { FinishedCall } from '../calls/journal.ts';
 import type { CallsModule } from '../calls/module.ts';
 import { requireCallAgent, requireFunds } from '../calls/preconditions.ts';
 import { createMediaSocketStream, protocolReason } from './media-socket.ts';
 import { createMediaWriter } from './media-writer.ts';
-import type { RealtimeMediaProvider } from './realtime-port.ts';
+import type { RealtimeMediaProvider } from '../../ports/realtime-media.ts';
 import type { SessionEndReason, VoiceSessionsTable } from './tables.ts';
 
 // Voice sessions: a headless session with an agent for a browser or an app. Each is carried by a

@@ -11,8 +11,8 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { Clock } from '../../platform/clock.ts';
 import { systemClock } from '../../platform/clock.ts';
-import { type EngineAgent, ENGINE_TOOL_NAMES, type ExtractionField, type Turn } from '../../engine/types.ts';
-import type { LLM, LlmExtractInput, LlmRespondInput, LlmTools } from '../../engine/llm-port.ts';
+import { type EngineAgent, ENGINE_TOOL_NAMES, type ExtractionField, type Turn } from '../../ports/llm.ts';
+import type { LLM, LlmExtractInput, LlmRespondInput, LlmTools } from '../../ports/llm.ts';
 
 /** Model requests per user turn, tool rounds included; the last one may not call tools. */
 export const MAX_TOOL_ROUNDS = 5;

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as LiveKit from 'livekit-server-sdk';
-import type { RealtimeHealth, RealtimeMediaProvider, RoomGrant } from '../../modules/voice/realtime-port.ts';
+import type { RealtimeHealth, RealtimeMediaProvider, RoomGrant } from '../../ports/realtime-media.ts';
 
 // LiveKit rooms for voice sessions, through livekit-server-sdk: the RoomService API (Twirp JSON
 // over HTTP, each call signed with a short-lived server token) and the client access tokens (JWT,

@@ -6,7 +6,7 @@ import { createVoiceActivityDetector } from '../../runtime/audio/vad.ts';
 import { createCallSession, REPEAT_PROMPT } from '../../runtime/call-session.ts';
 import { createVirtualClock } from '../../runtime/virtual-clock.ts';
 import { createMediaPair } from '../../runtime/media-pair.ts';
-import type { CallAgent } from '../../runtime/ports.ts';
+import type { CallAgent } from '../../runtime/call-agent.ts';
 import { createScriptedCaller } from '../../runtime/scripted-caller.ts';
 import { createBuiltinLlm } from '../llm/builtin.ts';
 import { createBuiltinTts } from '../tts/builtin.ts';

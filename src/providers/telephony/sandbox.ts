@@ -1,6 +1,9 @@
 import { createMediaPair } from '../../runtime/media-pair.ts';
-import type { CallerUtterance, CallMedia, DialOutcome, DialRequest, InboundRequest, MediaStream, RuntimeClock, TelephonyProvider, TextToSpeech } from '../../runtime/ports.ts';
-import { held } from '../../runtime/timed-ports.ts';
+import type { RuntimeClock } from '../../ports/clock.ts';
+import type { MediaStream } from '../../ports/media.ts';
+import type { CallerUtterance, CallMedia, DialOutcome, DialRequest, InboundRequest, TelephonyProvider } from '../../ports/telephony.ts';
+import type { TextToSpeech } from '../../ports/tts.ts';
+import { held } from '../../ports/clock.ts';
 import { createPassThroughStt, createScriptedCaller } from '../../runtime/scripted-caller.ts';
 
 // The sandbox telephony provider (DESIGN "Sandbox telephony"): it simulates the callee. The

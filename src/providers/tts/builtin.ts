@@ -1,6 +1,6 @@
 import { type CpuPool, cpuTask } from '../../platform/cpu-pool.ts';
 import type { EspeakSpeech } from './espeak.ts';
-import type { SynthesizedAudio, SynthesizeOptions, TtsProvider, VoiceInfo } from './port.ts';
+import type { SynthesizedAudio, SynthesizeOptions, TtsProvider, VoiceInfo } from '../../ports/tts.ts';
 import type * as worker from './worker.ts';
 
 // The built-in, offline text-to-speech engine: a small formant synthesiser. Letters become rough

@@ -2,7 +2,7 @@ import type { CpuPool } from '../../platform/cpu-pool.ts';
 import { type BuiltinEngine, type BuiltinTts, createBuiltinTts } from './builtin.ts';
 import { createEspeakSpeech, type EspeakOptions } from './espeak.ts';
 import { createOpenAiTts } from './openai.ts';
-import type { TtsProvider, VoiceInfo } from './port.ts';
+import type { TtsProvider, VoiceInfo } from '../../ports/tts.ts';
 
 // The TTS providers of this deployment: the built-in engine always, configured adapters beside
 // it. Voice ids are unique across them, so a voice id alone picks the provider.

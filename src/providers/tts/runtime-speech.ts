@@ -1,6 +1,6 @@
-import { concatPcm, SAMPLE_RATE } from '../../runtime/audio/frames.ts';
-import { createResampler, type Resampler, resamplePcm16 } from '../../runtime/audio/resample.ts';
-import type { TextToSpeech } from '../../runtime/ports.ts';
+import { concatPcm, SAMPLE_RATE } from '../../platform/audio/frames.ts';
+import { createResampler, type Resampler, resamplePcm16 } from '../../platform/audio/resample.ts';
+import type { TextToSpeech } from '../../ports/tts.ts';
 import { DEFAULT_VOICE_ID } from './builtin.ts';
 import type { TtsRegistry } from './index.ts';
 

@@ -1,6 +1,7 @@
-// The text-to-speech port: a provider lists its voices and turns text into mono PCM16 audio.
-// The built-in engine (builtin.ts) works offline; other adapters (OpenAI-compatible HTTP) plug in
-// beside it and add their voices to GET /v1/voices.
+// The text-to-speech ports: a provider lists its voices and turns text into mono PCM16 audio
+// (TtsProvider); live calls hear speech at the runtime's 16 kHz, as it is produced (TextToSpeech).
+// The built-in engine (src/providers/tts/builtin.ts) works offline; other adapters
+// (OpenAI-compatible HTTP) plug in beside it and add their voices to GET /v1/voices.
 
 export const VOICE_GENDERS = ['female', 'male', 'neutral'] as const;
 export type VoiceGender = (typeof VOICE_GENDERS)[number];
@@ -42,4 +43,10 @@ export interface TtsProvider {
    * is asked for `synthesize`. Ends early, without an error, once `signal` is aborted.
    */
   stream?(text: string, voiceId: string, signal?: AbortSignal): AsyncIterable<SynthesizedAudio>;
+}
+
+/** Speech for live calls: the TTS providers at the runtime's 16 kHz (src/providers/tts/runtime-speech.ts). */
+export interface TextToSpeech {
+  /** Speaks `text` in `voice`: PCM16 16 kHz chunks as they are produced. */
+  synthesize(text: string, voice: string, options?: { signal?: AbortSignal }): AsyncIterable<Int16Array>;
 }

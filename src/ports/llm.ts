@@ -1,8 +1,58 @@
-// The LLM port, owned by its consumer, the dialogue engine (adapters in src/providers/llm/ import
-// it; the engine imports no adapter): the part that decides what the agent says and which
-// tools it uses. The engine owns the tools (knowledge search, functions, transfer, end) and
-// records every use as an action; an adapter only decides when to call them.
-import type { EngineAgent, ExtractionField, FunctionCallResult, KnowledgePassage, Turn } from './types.ts';
+// The LLM port, consumed by the dialogue engine (src/engine/) and implemented by the adapters in
+// src/providers/llm/ (neither imports the other): the part that decides what the agent says and
+// which tools it uses. The engine owns the tools (knowledge search, functions, transfer, end) and
+// records every use as an action; an adapter only decides when to call them. The agent, its turns,
+// functions and extraction fields below are the vocabulary both sides speak.
+
+export const FUNCTION_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export const EXTRACTION_FIELD_TYPES = ['string', 'number', 'boolean', 'enum'] as const;
+/** Tools the engine itself offers the model; an agent function may not take one of these names. */
+export const ENGINE_TOOL_NAMES = ['transfer_call', 'end_call', 'search_knowledge_base'] as const;
+
+export interface EngineFunction {
+  name: string;
+  description: string;
+  url: string;
+  method: (typeof FUNCTION_METHODS)[number];
+  /** JSON Schema of the arguments object. */
+  parameters: object;
+  timeout_ms: number;
+}
+
+export interface ExtractionField {
+  name: string;
+  type: (typeof EXTRACTION_FIELD_TYPES)[number];
+  description: string;
+  enum?: string[];
+}
+
+export interface EngineAgent {
+  id: string;
+  name: string;
+  prompt: string;
+  first_message: string | null;
+  language: string;
+  transfer_number: string | null;
+  functions: EngineFunction[];
+  extraction_fields: ExtractionField[];
+  end_call_phrases: string[];
+  knowledge_base_ids: string[];
+  llm: { provider: string; model: string; temperature: number };
+}
+
+export interface Turn {
+  role: 'agent' | 'user';
+  text: string;
+}
+
+export type FunctionCallResult = { status: number; body: unknown; duration_ms: number };
+
+export interface KnowledgePassage {
+  source_id: string;
+  chunk_id: string;
+  text: string;
+  score: number;
+}
 
 export interface LlmTools {
   /** Searches the agent's knowledge bases (no-op returning [] when it has none). */
