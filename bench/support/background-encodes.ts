@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { CpuRunner } from '../../src/platform/cpu-pool.ts';
-import { encodeMp3InPool } from '../../src/providers/tts/mp3.ts';
+import { encodeMp3InPool } from '../../src/platform/audio/mp3.ts';
 import { SAMPLE_RATE } from '../../src/platform/audio/frames.ts';
 import { prng } from '../prng.ts';
 

@@ -89,6 +89,11 @@ export interface LLM {
   extract(input: LlmExtractInput): Promise<Record<string, unknown>>;
 }
 
+/** An LLM provider failed or answered something unusable (502 upstream_error). */
+export class LlmError extends Error {
+  override name = 'LlmError';
+}
+
 export interface LlmConfig {
   baseUrl?: string;
   apiKey?: string;

@@ -19,6 +19,9 @@ export type SessionEndReason =
   | 'insufficient_balance'
   | 'silence_timeout';
 
+/** The caller id the sandbox provides when a call names none. */
+export const SANDBOX_CALLER_ID = '+15550100001';
+
 /** A connected call as the telephony adapter hands it over. */
 export interface CallMedia {
   stream: MediaStream;
@@ -81,4 +84,11 @@ export interface TelephonyProvider {
   readonly name: string;
   /** Places an outbound call; resolves when it is answered or has failed. */
   dial(request: DialRequest): Promise<DialOutcome>;
+}
+
+/** The sandbox: dials simulated callees, and answers inbound calls from simulated callers. */
+export interface SandboxTelephony extends TelephonyProvider {
+  readonly name: 'sandbox';
+  /** An inbound call to one of the workspace's numbers, from a simulated caller. */
+  acceptInbound(request: InboundRequest): CallMedia;
 }

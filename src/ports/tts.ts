@@ -18,6 +18,9 @@ export interface VoiceInfo {
   description: string;
 }
 
+/** The voice an agent speaks with when it names none: a built-in voice, always available. */
+export const DEFAULT_VOICE_ID = 'builtin-ava';
+
 export interface SynthesizedAudio {
   /** Mono signed 16-bit samples. */
   pcm: Int16Array;
@@ -49,4 +52,21 @@ export interface TtsProvider {
 export interface TextToSpeech {
   /** Speaks `text` in `voice`: PCM16 16 kHz chunks as they are produced. */
   synthesize(text: string, voice: string, options?: { signal?: AbortSignal }): AsyncIterable<Int16Array>;
+}
+
+/** The deployment's TTS providers: the built-in engine always, configured adapters beside it. */
+/** What GET /v1/media/health and the start-up log say about text to speech. */
+export interface TtsDescription {
+  /** What speaks the built-in voices. */
+  builtin_engine: 'espeak-ng' | 'formant';
+  providers: Array<{ name: string; voices: number; streaming: boolean }>;
+}
+
+export interface TtsRegistry {
+  providers: TtsProvider[];
+  voices(): VoiceInfo[];
+  findVoice(id: string): VoiceInfo | undefined;
+  providerOf(voiceId: string): TtsProvider | undefined;
+  /** The providers and the built-in engine in use (the first call may wait for espeak-ng's detection). */
+  describe(): Promise<TtsDescription>;
 }

@@ -1,7 +1,7 @@
 import type { DialogueEngine, EngineAction } from '../engine/types.ts';
 import type { Turn } from '../ports/llm.ts';
 import { latencySummary, type RecorderSink, type SessionOutcome, type SessionObserver, type TranscriptEntry } from './outcome.ts';
-import type { RuntimeClock, RuntimeTimer } from '../ports/clock.ts';
+import { held, type RuntimeClock, type RuntimeTimer } from '../ports/clock.ts';
 import type { SpeechToText } from '../ports/stt.ts';
 import type { CallMedia, SimulatedLatency } from '../ports/telephony.ts';
 import type { TextToSpeech } from '../ports/tts.ts';
@@ -10,7 +10,6 @@ import { createSentenceStream, playedWords, splitSentences } from './sentence-st
 import { createSpeaker } from './speaker.ts';
 import { type After, type AgentTurn, type Heard, NOTHING_HEARD, newAgentTurn } from './agent-turn.ts';
 import { createEarlyTranscriber } from './early-transcript.ts';
-import { held } from '../ports/clock.ts';
 import { timedPorts } from './timed-ports.ts';
 import { NO_TRACE, type TraceSpan, type TurnTrace, traceActions, turnTrace } from './tracing.ts';
 import { createTurnDetector, type Utterance } from './turn-detector.ts';

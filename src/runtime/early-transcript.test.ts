@@ -9,10 +9,10 @@ import { createVoiceActivityDetector } from './audio/vad.ts';
 import { createCallSession } from './call-session.ts';
 import { createScaledClock } from './clock.ts';
 import { createEarlyTranscriber } from './early-transcript.ts';
-import { createMediaPair } from './media-pair.ts';
+import { createMediaPair } from '../providers/telephony/media-pair.ts';
 import type { SpeechToText } from '../ports/stt.ts';
 import type { CallAgent } from './call-agent.ts';
-import { createPassThroughStt, createScriptedCaller } from './scripted-caller.ts';
+import { createPassThroughStt, createScriptedCaller } from '../providers/telephony/scripted-caller.ts';
 import { createTurnDetector, type Utterance } from './turn-detector.ts';
 
 // Early transcription: the turn detector reports a pause (shorter than the silence that ends a

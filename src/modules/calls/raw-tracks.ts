@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { BlobStore } from '../../platform/blobs/port.ts';
+import type { BlobStore } from '../../ports/blobs.ts';
 import { SAMPLE_RATE } from '../../platform/audio/frames.ts';
 import { BLOCK_SAMPLES, type CallRecorder, mixInto } from '../../runtime/audio/recorder.ts';
 

@@ -8,7 +8,7 @@ import type { Database } from '../../platform/db/schema.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { AgentDestination } from '../../platform/outbox/emit.ts';
 import { inSpan } from '../../platform/telemetry/context.ts';
-import type { Providers } from '../../providers/index.ts';
+import type { Providers } from '../../ports/providers.ts';
 import { FRAME_MS } from '../../platform/audio/frames.ts';
 import { createCallRecorder } from '../../runtime/audio/recorder.ts';
 import { createVoiceActivityDetector } from '../../runtime/audio/vad.ts';

@@ -4,8 +4,6 @@ import { createBuiltinLlm } from './builtin.ts';
 import { createOpenAiLlm } from './openai.ts';
 import type { LLM, LlmConfig } from '../../ports/llm.ts';
 
-export type { LLM, LlmConfig, LlmTools } from '../../ports/llm.ts';
-export { LlmError } from './openai.ts';
 
 export function createLlm(config: LlmConfig, opts: { clock?: Clock } = {}): LLM {
   if (config.baseUrl === undefined) return createBuiltinLlm(opts);

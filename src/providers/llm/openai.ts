@@ -11,8 +11,17 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { Clock } from '../../platform/clock.ts';
 import { systemClock } from '../../platform/clock.ts';
-import { type EngineAgent, ENGINE_TOOL_NAMES, type ExtractionField, type Turn } from '../../ports/llm.ts';
-import type { LLM, LlmExtractInput, LlmRespondInput, LlmTools } from '../../ports/llm.ts';
+import {
+  type EngineAgent,
+  ENGINE_TOOL_NAMES,
+  type ExtractionField,
+  type LLM,
+  LlmError,
+  type LlmExtractInput,
+  type LlmRespondInput,
+  type LlmTools,
+  type Turn,
+} from '../../ports/llm.ts';
 
 /** Model requests per user turn, tool rounds included; the last one may not call tools. */
 export const MAX_TOOL_ROUNDS = 5;
@@ -25,10 +34,6 @@ export interface OpenAiLlmOptions {
   clock?: Clock;
   timeoutMs?: number;
   maxRetries?: number;
-}
-
-export class LlmError extends Error {
-  override name = 'LlmError';
 }
 
 const BUILTIN_TOOLS = ENGINE_TOOL_NAMES;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { FAKE_SPEECH_SAMPLES_PER_CHAR, fakeSpeechPcm, startFakeSpeechServer } from './fake-server.ts';
-import { encodeMp3 } from './mp3.ts';
+import { encodeMp3 } from '../../platform/audio/mp3.ts';
 import { createOpenAiTts, createPcm16Decoder, OPENAI_PCM_SAMPLE_RATE } from './openai.ts';
 import type { SynthesizedAudio } from '../../ports/tts.ts';
 import { createTtsRegistry } from './index.ts';
