@@ -12,7 +12,6 @@
 /** Module-to-module cycles known when the rule came (issue 30: to remove). Each pair may keep its
  * own cycle; any other cycle through either module fails. */
 const KNOWN_MODULE_CYCLES = [
-  ['wallet', 'payments'], // issue 30: to remove
   ['workspaces', 'invitations'], // issue 30: to remove
 ];
 

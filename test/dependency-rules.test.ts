@@ -56,13 +56,13 @@ const FIXTURE: Record<string, string> = {
   'src/modules/alpha/uses-adapter.ts': "import { sandbox } from '../../providers/telephony/sandbox.ts';\nexport const uses = sandbox;\n",
   'src/modules/alpha/uses-overrides.ts': "import type { ProviderOverrides } from '../../providers/index.ts';\nexport type Uses = ProviderOverrides;\n",
   'src/modules/alpha/alpha.test.ts': "import { sandbox } from '../../providers/telephony/sandbox.ts';\nexport const t = sandbox;\n",
-  // Known: wallet ↔ payments; and modules/telephony → the Twilio adapter.
-  'src/modules/wallet/service.ts': "import { pay } from '../payments/service.ts';\nexport const wallet = pay;\nexport const balance = 3;\n",
-  'src/modules/payments/service.ts': "import { balance } from '../wallet/repo.ts';\nexport const pay = balance;\n",
-  'src/modules/wallet/repo.ts': 'export const balance = 3;\n',
+  // Known: workspaces ↔ invitations; and modules/telephony → the Twilio adapter.
+  'src/modules/workspaces/routes.ts': "import { invite } from '../invitations/service.ts';\nexport const routes = invite;\n",
+  'src/modules/invitations/service.ts': "import { members } from '../workspaces/repo.ts';\nexport const invite = members;\n",
+  'src/modules/workspaces/repo.ts': 'export const members = 3;\n',
   // A new cycle through a module of a known one still fails.
-  'src/modules/wallet/uses-gamma.ts': "import { gamma } from '../gamma/service.ts';\nexport const w = gamma;\n",
-  'src/modules/gamma/service.ts': "import { balance } from '../wallet/repo.ts';\nexport const gamma = balance;\n",
+  'src/modules/workspaces/uses-gamma.ts': "import { gamma } from '../gamma/service.ts';\nexport const w = gamma;\n",
+  'src/modules/gamma/service.ts': "import { members } from '../workspaces/repo.ts';\nexport const gamma = members;\n",
   'src/modules/telephony/routes.ts': "import { twilio } from '../../providers/telephony/twilio.ts';\nimport { voice } from '../../providers/tts/voice.ts';\nexport const routes = [twilio, voice];\n",
   'src/app.ts': "import { providers } from './providers/index.ts';\nimport { alpha } from './modules/alpha/service.ts';\nexport const app = [providers, alpha];\n",
 };
@@ -79,8 +79,8 @@ const EXPECTED = [
   'no-adapter-below-composition: src/modules/telephony/routes.ts → src/providers/tts/voice.ts',
   'no-module-cycle: src/modules/alpha → src/modules/beta',
   'no-module-cycle: src/modules/beta → src/modules/alpha',
-  'no-module-cycle: src/modules/gamma → src/modules/wallet',
-  'no-module-cycle: src/modules/wallet → src/modules/gamma',
+  'no-module-cycle: src/modules/gamma → src/modules/workspaces',
+  'no-module-cycle: src/modules/workspaces → src/modules/gamma',
 ].sort();
 
 describe('dependency rules', () => {
