@@ -1,7 +1,7 @@
 // The layers' dependency rules, checked by `npm run lint` (docs/ARCHITECTURE.md, "Layers"):
 //
 //   server.ts / app.ts (composition) → modules → runtime → engine → ports ← providers
-//                                      platform beside: used by all, uses none of them
+//                                      platform beside: used by all, uses none of them (ports aside)
 //
 // Every import counts, type-only ones included: the parser (swc; dependency-cruiser cannot use
 // TypeScript 7) does not tell them apart, and a type names its layer as much as a value does.
@@ -86,7 +86,7 @@ module.exports = {
     ),
     ...layerRule(
       'platform-beside',
-      'The platform (src/platform/) is used by every layer and uses none of them.',
+      'The platform (src/platform/) is used by every layer and uses none of them (ports aside; adapters: no-adapter-below-composition).',
       '^src/platform/',
       '^src/(modules|runtime|engine)/',
     ),
