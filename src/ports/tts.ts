@@ -54,7 +54,6 @@ export interface TextToSpeech {
   synthesize(text: string, voice: string, options?: { signal?: AbortSignal }): AsyncIterable<Int16Array>;
 }
 
-/** The deployment's TTS providers: the built-in engine always, configured adapters beside it. */
 /** What GET /v1/media/health and the start-up log say about text to speech. */
 export interface TtsDescription {
   /** What speaks the built-in voices. */
@@ -62,6 +61,7 @@ export interface TtsDescription {
   providers: Array<{ name: string; voices: number; streaming: boolean }>;
 }
 
+/** The deployment's TTS providers: the built-in engine always, configured adapters beside it. */
 export interface TtsRegistry {
   providers: TtsProvider[];
   voices(): VoiceInfo[];
