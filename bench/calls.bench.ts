@@ -25,9 +25,11 @@ import { createCallRecorder } from '../src/runtime/audio/recorder.ts';
 import { createVoiceActivityDetector } from '../src/runtime/audio/vad.ts';
 import { createCallSession } from '../src/runtime/call-session.ts';
 import { createScaledClock } from '../src/runtime/clock.ts';
-import { createMediaPair } from '../src/runtime/media-pair.ts';
-import type { CallAgent, CallMedia, TextToSpeech } from '../src/runtime/ports.ts';
-import { createPassThroughStt, createScriptedCaller } from '../src/runtime/scripted-caller.ts';
+import { createMediaPair } from '../src/providers/telephony/media-pair.ts';
+import type { CallMedia } from '../src/ports/telephony.ts';
+import type { TextToSpeech } from '../src/ports/tts.ts';
+import type { CallAgent } from '../src/runtime/call-agent.ts';
+import { createPassThroughStt, createScriptedCaller } from '../src/providers/telephony/scripted-caller.ts';
 import { measureSandboxCalls } from './support/sandbox-calls.ts';
 import { bistroAgent } from '../test/support/bistro-agent.ts';
 

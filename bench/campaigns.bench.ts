@@ -11,8 +11,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { RING_MS, type SandboxTelephony } from '../src/providers/telephony/sandbox.ts';
-import type { DialRequest } from '../src/runtime/ports.ts';
+import { RING_MS } from '../src/providers/telephony/sandbox.ts';
+import type { DialRequest, SandboxTelephony } from '../src/ports/telephony.ts';
 import { benchDataDir, buildBenchApp } from './support/bench-app.ts';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 10_000);

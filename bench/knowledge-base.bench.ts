@@ -31,7 +31,7 @@ import { newId } from '../src/platform/ids.ts';
 import { createOutboundClient } from '../src/platform/outbound/ssrf-guard.ts';
 import { fakeEmbedding } from '../test/fakes/openai/embeddings.ts';
 import { createOpenAiEmbeddings } from '../src/providers/embeddings/openai.ts';
-import type { EmbeddingsProvider } from '../src/providers/embeddings/port.ts';
+import type { EmbeddingsProvider } from '../src/ports/embeddings.ts';
 import { startModuleWorker } from '../src/platform/module-worker.ts';
 import { prng } from './prng.ts';
 import { document, queryMix } from './support/knowledge-corpus.ts';

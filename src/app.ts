@@ -23,7 +23,9 @@ import { createPlatform, type Platform } from './platform/platform.ts';
 import type { StartupPhases } from './platform/startup-phases.ts';
 import { registerHttpTracing } from './platform/telemetry/http.ts';
 import { createTelemetry } from './platform/telemetry/telemetry.ts';
-import type { Providers } from './providers/index.ts';
+import { createProviders, type ProviderOverrides } from './providers/index.ts';
+import { createScaledClock } from './runtime/clock.ts';
+import { createVirtualClock } from './runtime/virtual-clock.ts';
 import { healthRoutes } from './modules/health/routes.ts';
 import { authRoutes } from './modules/auth/routes.ts';
 import { workspacesRoutes } from './modules/workspaces/routes.ts';
@@ -67,7 +69,7 @@ export interface AppInputs {
   /** A pino logger; by default one at config.logLevel. */
   logger?: FastifyBaseLogger;
   /** Adapters replacing the configured ones (tests, benchmarks). */
-  providers?: Partial<Providers>;
+  providers?: ProviderOverrides;
   /** Called on the bare app before any route is added (observers such as the tests' operation recorder). */
   instrument?: (app: FastifyInstance) => void;
   /** The process's start-up clock (src/server.ts): building the app ends its phases `platform`, `plugins`, `routes`. */
@@ -128,7 +130,9 @@ export async function buildApp(
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const telemetry = await createTelemetry(config.telemetry, { onError: (err) => app.log.warn({ err }, 'tracing: spans could not be exported') });
-  const platform = createPlatform({ ...inputs, logger: app.log, telemetry });
+  // The composition: the platform, and the adapters built on its CPU pool and database.
+  const clocks = { real: () => createScaledClock(1), sandbox: (speed: number) => createVirtualClock({ speed }) };
+  const platform = createPlatform({ ...inputs, logger: app.log, telemetry, createProviders: (base) => createProviders({ ...base, clocks }, inputs.providers) });
   await platform.gate.ready();
   inputs.phases?.end('platform');
   inputs.instrument?.(app);

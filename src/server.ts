@@ -9,7 +9,7 @@ import { migrateToLatest, openDatabase } from './platform/db/database.ts';
 import { usablePgliteTemplate } from './platform/db/pglite-template.ts';
 import { createWebhookWorker } from './modules/webhooks/worker.ts';
 import { createHousekeepingWorker } from './modules/housekeeping/worker.ts';
-import { checkMediaHealth, describeMediaHealth } from './providers/health.ts';
+import { describeMediaHealth } from './providers/health.ts';
 import { createStartupPhases, STARTUP_LOG_MESSAGE } from './platform/startup-phases.ts';
 
 async function main() {
@@ -118,7 +118,7 @@ async function main() {
     // Which engines are real and whether they answer (the espeak-ng probe among them); logged once
     // the checks are back, never blocking start-up.
     void phases
-      .beside('media_probe', checkMediaHealth({ providers: platform.providers, config }))
+      .beside('media_probe', platform.providers.mediaHealth())
       .then((health) => app.log.info({ media: health }, `media: ${describeMediaHealth(health)}`))
       .catch((err) => app.log.warn({ err }, 'media health check failed'))
       .finally(() => app.log.debug({ phases: phases.report(), phases_cpu: phases.cpu(), listening_ms: listeningMs, pglite_template: database.fromTemplate ?? false }, STARTUP_LOG_MESSAGE));

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { CpuRunner } from '../../src/platform/cpu-pool.ts';
-import { encodeMp3InPool } from '../../src/providers/tts/mp3.ts';
-import { SAMPLE_RATE } from '../../src/runtime/audio/frames.ts';
+import { encodeMp3InPool } from '../../src/platform/audio/mp3.ts';
+import { SAMPLE_RATE } from '../../src/platform/audio/frames.ts';
 import { prng } from '../prng.ts';
 
 // Post-call recordings encoding in the background lane of the server's CPU pool while a benchmark

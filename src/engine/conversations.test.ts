@@ -10,7 +10,7 @@ import { TEMPLATE_AGENTS } from './fixtures/agents.ts';
 import { CONVERSATIONS } from './fixtures/conversations.ts';
 import { inMemoryKnowledge, recordingInvoker } from './fixtures/doubles.ts';
 import { FIXTURE_NOW } from './fixtures/extraction-cases.ts';
-import type { Turn } from './types.ts';
+import type { Turn } from '../ports/llm.ts';
 
 describe('scripted conversations per agent template (built-in engine)', () => {
   it('covers the five templates', () => {

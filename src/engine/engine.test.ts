@@ -6,7 +6,7 @@ import { createDialogueEngine } from './engine.ts';
 import { appointmentBooking, receptionist, support } from './fixtures/agents.ts';
 import { inMemoryKnowledge, recordingInvoker } from './fixtures/doubles.ts';
 import { FIXTURE_NOW } from './fixtures/extraction-cases.ts';
-import type { EngineAgent } from './types.ts';
+import type { EngineAgent } from '../ports/llm.ts';
 
 function engineFor(template: typeof receptionist, overrides: Partial<Record<string, Parameters<typeof recordingInvoker>[0][string]>> = {}) {
   const knowledge = inMemoryKnowledge(template.passages);

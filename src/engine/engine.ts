@@ -1,11 +1,11 @@
 // The dialogue engine every call, widget chat and voice session runs: one user turn in, the
 // agent's reply and the actions it took out. It owns the tools (knowledge search, functions,
 // transfer, end) and records each use; the LLM port decides when to use them.
-import { hasPhrase } from './text.ts';
-import type { LLM } from './llm-port.ts';
-import { substituteVariables } from './llm-port.ts';
-import { agentInstructions, agentToolSpecs, createToolbox, runTool } from './tools.ts';
-import type { AgentToolbox, DialogueEngine, EngineAgent, FunctionInvoker, KnowledgeSearch, RespondInput, RespondResult, Turn } from './types.ts';
+import { hasPhrase } from '../platform/text.ts';
+import { agentInstructions, agentToolSpecs, runTool } from '../ports/agent-tools.ts';
+import { type EngineAgent, type LLM, substituteVariables, type Turn } from '../ports/llm.ts';
+import { createToolbox } from './tools.ts';
+import type { AgentToolbox, DialogueEngine, FunctionInvoker, KnowledgeSearch, RespondInput, RespondResult } from './types.ts';
 
 export { KB_TOP_K } from './tools.ts';
 

@@ -1,4 +1,3 @@
 // The dialogue engine's public surface: import from here.
 export { createDialogueEngine, type DialogueEngineDeps, KB_TOP_K } from './engine.ts';
 export type * from './types.ts';
-export { EXTRACTION_FIELD_TYPES, FUNCTION_METHODS } from './types.ts';

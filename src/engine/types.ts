@@ -1,62 +1,14 @@
 // The dialogue engine's contract: what callers (agents chat, calls, widgets, voice sessions)
 // hand it and what it hands back. It knows nothing of telephony or HTTP; knowledge search and
-// function invocation are ports implemented elsewhere.
-
-export const FUNCTION_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
-export const EXTRACTION_FIELD_TYPES = ['string', 'number', 'boolean', 'enum'] as const;
-/** Tools the engine itself offers the model; an agent function may not take one of these names. */
-export const ENGINE_TOOL_NAMES = ['transfer_call', 'end_call', 'search_knowledge_base'] as const;
-
-export interface EngineFunction {
-  name: string;
-  description: string;
-  url: string;
-  method: (typeof FUNCTION_METHODS)[number];
-  /** JSON Schema of the arguments object. */
-  parameters: object;
-  timeout_ms: number;
-}
-
-export interface ExtractionField {
-  name: string;
-  type: (typeof EXTRACTION_FIELD_TYPES)[number];
-  description: string;
-  enum?: string[];
-}
-
-export interface EngineAgent {
-  id: string;
-  name: string;
-  prompt: string;
-  first_message: string | null;
-  language: string;
-  transfer_number: string | null;
-  functions: EngineFunction[];
-  extraction_fields: ExtractionField[];
-  end_call_phrases: string[];
-  knowledge_base_ids: string[];
-  llm: { provider: string; model: string; temperature: number };
-}
-
-export interface Turn {
-  role: 'agent' | 'user';
-  text: string;
-}
-
-export type FunctionCallResult = { status: number; body: unknown; duration_ms: number };
+// function invocation are ports implemented elsewhere. The agent, turns, functions and extraction
+// fields are the LLM port's vocabulary (src/ports/llm.ts), shared with the adapters.
+import type { EngineAgent, EngineFunction, FunctionCallResult, KnowledgePassage, Turn } from '../ports/llm.ts';
 
 export type EngineAction =
   | { type: 'transfer_call'; to: string; reason: string }
   | { type: 'end_call'; reason: 'caller_goodbye' | 'agent_end_call' }
   | { type: 'function_call'; name: string; arguments: Record<string, unknown>; result: FunctionCallResult | { error: string } }
   | { type: 'search_knowledge_base'; query: string; results: number };
-
-export interface KnowledgePassage {
-  source_id: string;
-  chunk_id: string;
-  text: string;
-  score: number;
-}
 
 export interface KnowledgeSearch {
   search(workspaceId: string, knowledgeBaseIds: string[], query: string, topK: number): Promise<KnowledgePassage[]>;

@@ -6,8 +6,9 @@ import { createApiKeyUsageRecorder } from './auth/api-key-usage.ts';
 import { createGate } from './auth/gate.ts';
 import { createJwtSigner } from './auth/jwt.ts';
 import type { Clock } from './clock.ts';
-import { createCpuPool } from './cpu-pool.ts';
+import { type CpuPool, createCpuPool } from './cpu-pool.ts';
 import type { DatabaseHandle } from './db/database.ts';
+import type { Database } from './db/schema.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { createOutboundClient } from './outbound/ssrf-guard.ts';
 import { createEventEmitter } from './outbox/emitter.ts';
@@ -16,7 +17,7 @@ import { API_VERSION } from './http/openapi.ts';
 import { createMetrics } from './metrics.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { type Telemetry, TRACING_OFF } from './telemetry/telemetry.ts';
-import { createProviders, type Providers } from '../providers/index.ts';
+import type { Providers } from '../ports/providers.ts';
 
 // The cross-cutting dependencies every module receives. Built once per app from its inputs;
 // nothing here is a module-level singleton.
@@ -29,8 +30,11 @@ export interface PlatformInputs {
   redis?: Redis;
   logger: FastifyBaseLogger;
   mailer?: Mailer;
-  /** Adapters replacing the configured ones (tests, benchmarks). */
-  providers?: Partial<Providers>;
+  /**
+   * Builds the deployment's adapters on the platform's CPU pool and database (given by the
+   * composition root, src/app.ts: the platform names no adapter).
+   */
+  createProviders(base: { config: Config; clock: Clock; cpu: CpuPool; db: Database }): Providers;
   /** OpenTelemetry tracing (createTelemetry); off by default. */
   telemetry?: Telemetry;
 }
@@ -70,7 +74,7 @@ export function createPlatform(inputs: PlatformInputs) {
     /** Worker threads for CPU-heavy work (speech, MP3, document extraction, chunking); closed with the app. */
     cpu,
     /** The deployment's adapters (LLM, TTS, blobs; telephony and speech with the call runtime). */
-    providers: createProviders({ config, clock, cpu, db }, inputs.providers),
+    providers: inputs.createProviders({ config, clock, cpu, db }),
     rateLimiter: createRateLimiter(
       { principalPerMin: config.rateLimit.userPerMin, ipPerMin: config.rateLimit.ipPerMin, demoPerMin: config.rateLimit.demoPerMin },
       {

@@ -1,26 +1,9 @@
-import type { Providers } from './index.ts';
-import type { TtsDescription } from './tts/index.ts';
+import type { EngineHealth, MediaHealth, Providers } from '../ports/providers.ts';
+import type { TwilioTelephony } from './telephony/twilio.ts';
 
 // Which telephony, speech-to-text and text-to-speech engines this deployment runs, and whether the
 // real ones answer: said in the start-up log, and by GET /v1/media/health with the voice issue.
 // Each remote check is one small request with a time-out; nothing here runs on a call's path.
-
-export interface EngineHealth {
-  /** `sandbox`, `twilio`, `openai-compatible`, `passthrough` … */
-  provider: string;
-  /** Real (talks to something outside this process) or simulated. */
-  real: boolean;
-  /** For real engines: whether the endpoint answered the check; null when there is nothing to reach. */
-  reachable: boolean | null;
-  latency_ms: number | null;
-  detail?: string;
-}
-
-export interface MediaHealth {
-  telephony: EngineHealth;
-  stt: EngineHealth;
-  tts: TtsDescription;
-}
 
 export interface HealthInputs {
   providers: Providers;
@@ -61,7 +44,9 @@ export async function checkMediaHealth(inputs: HealthInputs): Promise<MediaHealt
   const telephonyCheck = async (): Promise<EngineHealth> => {
     if (telephony.name !== 'twilio' || !config.twilio.accountSid) return { provider: telephony.name, real: false, reachable: null, latency_ms: null };
     const sid = config.twilio.accountSid;
-    const result = await timed(() => withTimeout(telephony.client.api.v2010.accounts(sid).fetch(), timeoutMs));
+    // The Twilio telephony is the Twilio adapter (providers/index.ts builds it); the port's type does not name it.
+    const { client } = telephony as TwilioTelephony;
+    const result = await timed(() => withTimeout(client.api.v2010.accounts(sid).fetch(), timeoutMs));
     return { provider: 'twilio', real: true, reachable: result.ok, latency_ms: result.latencyMs, ...(result.detail ? { detail: result.detail } : {}) };
   };
 

@@ -1,60 +1,37 @@
-import type { LLM } from '../engine/llm-port.ts';
 import { createBlobStore } from '../platform/blobs/index.ts';
-import type { BlobStore } from '../platform/blobs/port.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { CpuPool } from '../platform/cpu-pool.ts';
 import type { Database } from '../platform/db/schema.ts';
+import type { RuntimeClock } from '../ports/clock.ts';
+import type { EmbeddingsProvider } from '../ports/embeddings.ts';
+import type { LLM } from '../ports/llm.ts';
+import type { PaymentsProvider } from '../ports/payments.ts';
+import type { Providers } from '../ports/providers.ts';
+import type { RealtimeMediaProvider } from '../ports/realtime-media.ts';
+import type { SandboxTelephony } from '../ports/telephony.ts';
+import { createOpenAiEmbeddings } from './embeddings/openai.ts';
+import { checkMediaHealth } from './health.ts';
 import { createLlm } from './llm/index.ts';
-import { createTtsRegistryFromConfig, type TtsConfig, type TtsRegistry } from './tts/index.ts';
-import { createRuntimeSpeech } from './tts/runtime-speech.ts';
-import { createOpenAiStt } from './stt/openai.ts';
-import type { NumberInventory } from '../modules/phone-numbers/inventory-port.ts';
-import type { PaymentsProvider } from '../modules/payments/provider-port.ts';
-import type { RealtimeMediaProvider } from '../modules/voice/realtime-port.ts';
 import { createLiveKitMedia } from './media/livekit.ts';
 import { createSandboxPayments } from './payments/sandbox.ts';
 import { createStripePayments } from './payments/stripe.ts';
-import { createSandboxTelephony, type SandboxTelephony } from './telephony/sandbox.ts';
+import { createOpenAiStt } from './stt/openai.ts';
+import { createSandboxTelephony } from './telephony/sandbox.ts';
 import { createSandboxInventory } from './telephony/sandbox-inventory.ts';
 import { createTwilioTelephony, type TwilioTelephony } from './telephony/twilio.ts';
 import { createTwilioClient } from './telephony/twilio-client.ts';
 import { createTwilioInventory } from './telephony/twilio-inventory.ts';
-import { createScaledClock } from '../runtime/clock.ts';
-import { createVirtualClock } from '../runtime/virtual-clock.ts';
-import type { RuntimeClock, SpeechToText, TextToSpeech } from '../runtime/ports.ts';
-import type { SpeechModel } from '../runtime/speech-model-ports.ts';
 import { createOpenAiRealtime } from './realtime/openai-realtime.ts';
+import { createTtsRegistryFromConfig, type TtsConfig } from './tts/index.ts';
+import { createRuntimeSpeech } from './tts/runtime-speech.ts';
 
-// The adapters of this deployment, built once per app from configuration and handed to the
-// modules (buildApp({providers}) replaces any of them, as tests and benchmarks do). Modules never
-// build an adapter themselves.
+// The adapters of this deployment, built once per app from configuration (by the composition root,
+// src/app.ts) and handed to the modules as `platform.providers` (the ports in src/ports/providers.ts;
+// buildApp({providers}) replaces any of them, as tests and benchmarks do). The only file that names
+// adapters: modules never build one themselves.
 
-export interface Providers {
-  /** The LLM adapter for an agent's `llm` setting; one per provider and model, reused. */
-  llmFor(llm: { provider: string; model: string }): LLM;
-  /** Built-in voices plus configured TTS providers. */
-  tts: TtsRegistry;
-  /** Recordings and other large binaries. */
-  blobs: BlobStore;
-  /** Places and answers calls: the sandbox (it simulates the callee) or Twilio (TELEPHONY_PROVIDER). */
-  telephony: SandboxTelephony | TwilioTelephony;
-  /** The telephony provider's numbers: searched, bought, imported, released. */
-  numbers: NumberInventory;
-  /** The clock real calls run on (a sandbox call brings its own virtual clock: CallMedia.clock). */
-  callClock: RuntimeClock;
-  /** The clock of browser and app sessions (a person on the other end): real time. */
-  mediaClock: RuntimeClock;
-  /** Speech for live calls: the TTS providers at the runtime's 16 kHz, repeated lines cached. */
-  speech: TextToSpeech;
-  /** LiveKit rooms for voice sessions when LIVEKIT_* is set; otherwise the built-in media WebSocket. */
-  realtime?: RealtimeMediaProvider;
-  /** Charges wallet top-ups: the sandbox, or Stripe (PAYMENTS_PROVIDER). */
-  payments: PaymentsProvider;
-  /** The deployment's recogniser for real audio (STT_BASE_URL); the sandbox brings its own per call. */
-  stt?: SpeechToText;
-  /** A speech-to-speech model (REALTIME_BASE_URL) for agents whose llm.provider is openai-realtime; null when none is configured. */
-  speechModelFor(model: string): SpeechModel | null;
-}
+/** Adapters replacing the configured ones (tests, benchmarks): any port, or a concrete telephony. */
+export type ProviderOverrides = Partial<Omit<Providers, 'telephony'>> & { telephony?: SandboxTelephony | TwilioTelephony };
 
 export interface ProviderInputs {
   config: {
@@ -71,15 +48,18 @@ export interface ProviderInputs {
     stripe: { secretKey?: string; webhookSecret?: string; apiBaseUrl?: string };
     livekit: { url?: string; apiKey?: string; apiSecret?: string };
     realtime: { baseUrl?: string; apiKey?: string; model: string; transcriptionModel: string; connectTimeoutMs: number };
+    embeddings: { baseUrl?: string; apiKey?: string; model: string };
   };
   clock: Clock;
+  /** A new real-time clock (calls with a person on the other end), and a new sandbox call's clock. */
+  clocks: { real(): RuntimeClock; sandbox(speed: number): RuntimeClock };
   cpu: CpuPool;
   db: Database;
 }
 
 const MAX_CACHED_LLMS = 100;
 
-export function createProviders(inputs: ProviderInputs, overrides: Partial<Providers> = {}): Providers {
+export function createProviders(inputs: ProviderInputs, overrides: ProviderOverrides = {}): Providers {
   const { config, clock } = inputs;
   // An OpenAI client keeps its connections: one adapter per provider and model.
   const llms = new Map<string, LLM>();
@@ -97,27 +77,37 @@ export function createProviders(inputs: ProviderInputs, overrides: Partial<Provi
   const speech = overrides.speech ?? createRuntimeSpeech(tts);
   const twilio = config.telephonyProvider === 'twilio';
   // Real calls run in real time; each sandbox call on a virtual clock of its own, capped at SANDBOX_SPEED.
-  const callClock = overrides.callClock ?? createScaledClock(1);
+  const callClock = overrides.callClock ?? inputs.clocks.real();
   // A speech-to-speech model is a real-time service: its sandbox calls run on a real-time clock.
-  const newSandboxClock = (kind: 'virtual' | 'real' = 'virtual') => (kind === 'real' ? createScaledClock(1) : createVirtualClock({ speed: config.sandboxSpeed }));
+  const newSandboxClock = (kind: 'virtual' | 'real' = 'virtual') => (kind === 'real' ? inputs.clocks.real() : inputs.clocks.sandbox(config.sandboxSpeed));
   const { realtime } = config;
   const speechModelFor = (model: string) =>
     realtime.baseUrl ? createOpenAiRealtime({ baseUrl: realtime.baseUrl, apiKey: realtime.apiKey, model: model.trim() || realtime.model, transcriptionModel: realtime.transcriptionModel, connectTimeoutMs: realtime.connectTimeoutMs }) : null;
   const telephony = overrides.telephony ?? (twilio ? createTwilio(config) : createSandboxTelephony({ newClock: newSandboxClock, tts: speech }));
-  return {
+  let embeddingsAdapter: EmbeddingsProvider | undefined;
+  const providers: Providers = {
     llmFor: overrides.llmFor ?? llmFor,
     tts,
     blobs: overrides.blobs ?? createBlobStore(config, inputs.db),
     speech,
     callClock,
-    mediaClock: overrides.mediaClock ?? createScaledClock(1),
+    mediaClock: overrides.mediaClock ?? inputs.clocks.real(),
     telephony,
     numbers: overrides.numbers ?? (telephony.name === 'twilio' ? createTwilioInventory({ client: telephony.client, voiceUrl: telephony.urls.voice, statusUrl: telephony.urls.status }) : createSandboxInventory()),
     payments: overrides.payments ?? createPayments(config),
     realtime: overrides.realtime ?? createRealtime(config),
     stt: overrides.stt ?? (config.stt.baseUrl ? createOpenAiStt({ ...config.stt, baseUrl: config.stt.baseUrl }) : undefined),
     speechModelFor: overrides.speechModelFor ?? speechModelFor,
+    // Built on first use, as knowledge search asks for it (the SDK loads then, not at start-up).
+    get embeddings() {
+      if (overrides.embeddings) return overrides.embeddings;
+      const { baseUrl, apiKey, model } = config.embeddings;
+      embeddingsAdapter ??= baseUrl ? createOpenAiEmbeddings({ baseUrl, apiKey, model }) : undefined;
+      return embeddingsAdapter;
+    },
+    mediaHealth: overrides.mediaHealth ?? ((options = {}) => checkMediaHealth({ providers, config, ...options })),
   };
+  return providers;
 }
 
 function createTwilio(config: ProviderInputs['config']): TwilioTelephony {

@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createTtsRegistry } from '../providers/tts/index.ts';
 import { createRuntimeSpeech } from '../providers/tts/runtime-speech.ts';
-import { FRAME_MS, FRAME_SAMPLES } from './audio/frames.ts';
+import { FRAME_MS, FRAME_SAMPLES } from '../platform/audio/frames.ts';
 import { createCallSession, STILL_THERE_PROMPT } from './call-session.ts';
-import { createMediaPair } from './media-pair.ts';
+import { createMediaPair } from '../providers/telephony/media-pair.ts';
 import type { SessionOutcome } from './outcome.ts';
-import type { CallAgent, CallMedia } from './ports.ts';
-import { createPassThroughStt } from './scripted-caller.ts';
+import type { CallMedia } from '../ports/telephony.ts';
+import type { CallAgent } from './call-agent.ts';
+import { createPassThroughStt } from '../providers/telephony/scripted-caller.ts';
 import { createVirtualClock, type VirtualClock } from './virtual-clock.ts';
 import { bistroAgent, builtinEngine } from '../../test/support/bistro-agent.ts';
 

@@ -5,10 +5,11 @@ import { createRuntimeSpeech } from '../providers/tts/runtime-speech.ts';
 import { createVoiceActivityDetector } from './audio/vad.ts';
 import { createCallSession, STILL_THERE_PROMPT } from './call-session.ts';
 import { createScaledClock } from './clock.ts';
-import { createMediaPair } from './media-pair.ts';
+import { createMediaPair } from '../providers/telephony/media-pair.ts';
 import type { SessionObserver, TranscriptEntry } from './outcome.ts';
-import type { CallAgent, CallerUtterance, CallMedia } from './ports.ts';
-import { createPassThroughStt, createScriptedCaller } from './scripted-caller.ts';
+import type { CallerUtterance, CallMedia } from '../ports/telephony.ts';
+import type { CallAgent } from './call-agent.ts';
+import { createPassThroughStt, createScriptedCaller } from '../providers/telephony/scripted-caller.ts';
 import { bistroAgent, builtinEngine } from '../../test/support/bistro-agent.ts';
 
 // The call session end to end in one process: a scripted caller speaks synthesised audio through

@@ -1,11 +1,16 @@
-import type { DialogueEngine, EngineAction, Turn } from '../engine/types.ts';
+import type { DialogueEngine, EngineAction } from '../engine/types.ts';
+import type { Turn } from '../ports/llm.ts';
 import { latencySummary, type RecorderSink, type SessionOutcome, type SessionObserver, type TranscriptEntry } from './outcome.ts';
-import type { CallAgent, CallMedia, RuntimeClock, RuntimeTimer, SimulatedLatency, SpeechToText, TextToSpeech } from './ports.ts';
+import { held, type RuntimeClock, type RuntimeTimer } from '../ports/clock.ts';
+import type { SpeechToText } from '../ports/stt.ts';
+import type { CallMedia, SimulatedLatency } from '../ports/telephony.ts';
+import type { TextToSpeech } from '../ports/tts.ts';
+import type { CallAgent } from './call-agent.ts';
 import { createSentenceStream, playedWords, splitSentences } from './sentence-stream.ts';
 import { createSpeaker } from './speaker.ts';
 import { type After, type AgentTurn, type Heard, NOTHING_HEARD, newAgentTurn } from './agent-turn.ts';
 import { createEarlyTranscriber } from './early-transcript.ts';
-import { held, timedPorts } from './timed-ports.ts';
+import { timedPorts } from './timed-ports.ts';
 import { NO_TRACE, type TraceSpan, type TurnTrace, traceActions, turnTrace } from './tracing.ts';
 import { createTurnDetector, type Utterance } from './turn-detector.ts';
 

@@ -1,4 +1,4 @@
-import type { RuntimeClock } from './ports.ts';
+import type { RuntimeClock } from '../ports/clock.ts';
 
 // Runtime clocks. A call session paces audio and times its turns by one of these: real time for
 // real calls, simulated time for the sandbox (SANDBOX_SPEED divides it), so a sandbox call at

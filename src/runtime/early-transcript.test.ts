@@ -4,14 +4,15 @@ import { createDialogueEngine } from '../engine/index.ts';
 import { createBuiltinLlm } from '../providers/llm/builtin.ts';
 import { createTtsRegistry } from '../providers/tts/index.ts';
 import { createRuntimeSpeech } from '../providers/tts/runtime-speech.ts';
-import { FRAME_MS, FRAME_SAMPLES } from './audio/frames.ts';
+import { FRAME_MS, FRAME_SAMPLES } from '../platform/audio/frames.ts';
 import { createVoiceActivityDetector } from './audio/vad.ts';
 import { createCallSession } from './call-session.ts';
 import { createScaledClock } from './clock.ts';
 import { createEarlyTranscriber } from './early-transcript.ts';
-import { createMediaPair } from './media-pair.ts';
-import type { CallAgent, SpeechToText } from './ports.ts';
-import { createPassThroughStt, createScriptedCaller } from './scripted-caller.ts';
+import { createMediaPair } from '../providers/telephony/media-pair.ts';
+import type { SpeechToText } from '../ports/stt.ts';
+import type { CallAgent } from './call-agent.ts';
+import { createPassThroughStt, createScriptedCaller } from '../providers/telephony/scripted-caller.ts';
 import { createTurnDetector, type Utterance } from './turn-detector.ts';
 
 // Early transcription: the turn detector reports a pause (shorter than the silence that ends a

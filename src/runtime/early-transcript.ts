@@ -1,4 +1,4 @@
-import type { SpeechToText } from './ports.ts';
+import type { SpeechToText } from '../ports/stt.ts';
 
 // Early transcription: the caller's words are sent to the recogniser when they pause (a shorter
 // silence than the one that ends their turn), so the transcript is usually back by the time the

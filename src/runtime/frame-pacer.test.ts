@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FRAME_SAMPLES } from './audio/frames.ts';
+import { FRAME_SAMPLES } from '../platform/audio/frames.ts';
 import { createFramePacer } from './frame-pacer.ts';
-import type { MediaStream, RuntimeClock } from './ports.ts';
+import type { RuntimeClock } from '../ports/clock.ts';
+import type { MediaStream } from '../ports/media.ts';
 import { createSpeaker } from './speaker.ts';
 
 // The shared 20 ms beat, on a clock the test moves by hand: every task runs on the same beats, one

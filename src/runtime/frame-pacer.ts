@@ -1,5 +1,5 @@
-import { FRAME_MS } from './audio/frames.ts';
-import type { RuntimeClock, RuntimeTimer } from './ports.ts';
+import { FRAME_MS } from '../platform/audio/frames.ts';
+import type { RuntimeClock, RuntimeTimer } from '../ports/clock.ts';
 
 // One 20 ms beat for every call on a clock: the speakers of all live calls write their due frames
 // on the same tick, instead of each arming a timer of its own per frame. Hundreds of calls then

@@ -1,4 +1,5 @@
 // What a call session reports while it runs (to an observer that persists it) and when it ends.
+import type { SessionEndReason } from '../ports/telephony.ts';
 
 /** One entry of a call's transcript. Times are in the call's clock milliseconds since it was answered. */
 export interface TranscriptEntry {
@@ -32,17 +33,6 @@ export interface CallLatency {
 }
 
 export type SessionStatus = 'completed' | 'transferred' | 'voicemail' | 'failed';
-export type SessionEndReason =
-  | 'caller_goodbye'
-  | 'customer_hangup'
-  | 'agent_end_call'
-  | 'transferred'
-  | 'voicemail'
-  | 'media_error'
-  | 'api_hangup'
-  | 'max_duration'
-  | 'insufficient_balance'
-  | 'silence_timeout';
 
 export interface SessionOutcome {
   status: SessionStatus;

@@ -1,6 +1,7 @@
-import { FRAME_MS, FRAME_SAMPLES } from './audio/frames.ts';
+import { FRAME_MS, FRAME_SAMPLES } from '../platform/audio/frames.ts';
 import { framePacerOf } from './frame-pacer.ts';
-import type { MediaStream, RuntimeClock } from './ports.ts';
+import type { RuntimeClock } from '../ports/clock.ts';
+import type { MediaStream } from '../ports/media.ts';
 
 // The agent's mouth: synthesised audio queued by segment (one sentence each), written to the
 // transport one 20 ms frame at a time, paced by the runtime clock (never faster than it plays, so

@@ -5,9 +5,10 @@ import { type ResponderContext, startFakeRealtimeServer } from '../../test/fakes
 import { bistroAgent, builtinEngine } from '../../test/support/bistro-agent.ts';
 import { createOpenAiRealtime } from '../providers/realtime/openai-realtime.ts';
 import { createScaledClock } from './clock.ts';
-import { createMediaPair } from './media-pair.ts';
+import { createMediaPair } from '../providers/telephony/media-pair.ts';
 import type { SessionObserver, TranscriptEntry } from './outcome.ts';
-import type { CallAgent, CallMedia } from './ports.ts';
+import type { CallMedia } from '../ports/telephony.ts';
+import type { CallAgent } from './call-agent.ts';
 import { createSpeechModelCall } from './speech-model-call.ts';
 
 // A call whose agent thinks in speech, end to end in one process: the runtime over a media pair,

@@ -1,14 +1,15 @@
-import { hasPhrase } from '../engine/text.ts';
+import { hasPhrase } from '../platform/text.ts';
 import type { AgentToolbox, DialogueEngine } from '../engine/types.ts';
 import type { After } from './agent-turn.ts';
-import { concatPcm, FRAME_SAMPLES } from './audio/frames.ts';
+import { concatPcm, FRAME_SAMPLES } from '../platform/audio/frames.ts';
+import { held, type RuntimeClock, type RuntimeTimer } from '../ports/clock.ts';
+import type { SpeechModel, SpeechModelEvent, SpeechModelSession } from '../ports/speech-model.ts';
+import type { CallMedia } from '../ports/telephony.ts';
+import type { CallAgent } from './call-agent.ts';
 import { STILL_THERE_PROMPT } from './call-session.ts';
 import { latencySummary, type RecorderSink, type SessionObserver, type SessionOutcome, type TranscriptEntry } from './outcome.ts';
-import type { CallAgent, CallMedia, RuntimeClock, RuntimeTimer } from './ports.ts';
 import { playedWords } from './sentence-stream.ts';
 import { createSpeaker, type SpokenSegment } from './speaker.ts';
-import type { SpeechModel, SpeechModelEvent, SpeechModelSession } from './speech-model-ports.ts';
-import { held } from './timed-ports.ts';
 
 // One live call whose agent thinks in speech (`llm.provider: "openai-realtime"`): the caller's
 // frames go to the model as they come, the model's VAD ends the caller's turn, and its audio is

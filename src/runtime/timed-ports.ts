@@ -1,5 +1,8 @@
 import type { DialogueEngine } from '../engine/types.ts';
-import type { RuntimeClock, SimulatedLatency, SpeechToText, TextToSpeech } from './ports.ts';
+import { held, type RuntimeClock } from '../ports/clock.ts';
+import type { SpeechToText } from '../ports/stt.ts';
+import type { SimulatedLatency } from '../ports/telephony.ts';
+import type { TextToSpeech } from '../ports/tts.ts';
 
 // The ports a call session uses, as its clock sees them. The platform's own work (recognition, the
 // engine, synthesis) is handed to the clock's `hold`: on a sandbox call's virtual clock time stands
@@ -28,11 +31,6 @@ export function sleep(clock: RuntimeClock, ms: number, signal?: AbortSignal): Pr
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-/** Holds `work` on the clock when it keeps virtual time; a real clock just waits for it. */
-export function held<T>(clock: RuntimeClock, work: Promise<T>): Promise<T> {
-  return clock.hold ? clock.hold(work) : work;
 }
 
 export function timedPorts(clock: RuntimeClock, ports: SessionPorts, latency: SimulatedLatency = {}): SessionPorts {

@@ -1,4 +1,4 @@
-import { concatPcm, FRAME_MS } from './audio/frames.ts';
+import { concatPcm, FRAME_MS } from '../platform/audio/frames.ts';
 
 // Turn taking on the caller's side: a voice activity detector classifies each 20 ms frame; an
 // utterance starts with speech and ends after `turnEndSilenceMs` of silence. Bursts shorter than

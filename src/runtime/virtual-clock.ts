@@ -1,4 +1,4 @@
-import type { RuntimeClock, RuntimeTimer } from './ports.ts';
+import type { RuntimeClock, RuntimeTimer } from '../ports/clock.ts';
 
 // Virtual time for a sandbox call (DESIGN part 9, "Sandbox time is virtual"). Each call has a clock
 // of its own that moves only while the call waits on time — audio paced out, silence, the simulated

@@ -6,7 +6,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import type { Redis } from 'ioredis';
 import pino, { type DestinationStream } from 'pino';
 import { buildApp } from '../../src/app.ts';
-import type { Providers } from '../../src/providers/index.ts';
+import type { ProviderOverrides } from '../../src/providers/index.ts';
 import type { CallsModule } from '../../src/modules/calls/module.ts';
 import type { PaymentsModule } from '../../src/modules/payments/module.ts';
 import type { VoiceModule } from '../../src/modules/voice/module.ts';
@@ -81,7 +81,7 @@ export async function buildTestApp(
     /** Called on the bare app after the operation recorder, before any route is added. */
     instrument?: (app: FastifyInstance) => void;
     /** Adapters replacing the configured ones. */
-    providers?: Partial<Providers>;
+    providers?: ProviderOverrides;
     /** Another handle on the file's database (a second instance); default the file's own. */
     database?: DatabaseHandle;
     /** The access-token key (instances of one deployment share it); default a new one. */

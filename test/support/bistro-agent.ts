@@ -1,6 +1,6 @@
 import { createBuiltinLlm } from '../../src/providers/llm/builtin.ts';
 import { createDialogueEngine } from '../../src/engine/index.ts';
-import type { CallAgent } from '../../src/runtime/ports.ts';
+import type { CallAgent } from '../../src/runtime/call-agent.ts';
 
 // The agent the runtime's tests and the calls benchmark run: Ada, the receptionist of a bistro,
 // on the built-in engine (offline, deterministic) and the built-in voice. Each caller sets what

@@ -1,6 +1,6 @@
 import type { Database } from '../../platform/db/schema.ts';
 import type { AgentDestination } from '../../platform/outbox/emit.ts';
-import type { CallAgent } from '../../runtime/ports.ts';
+import type { CallAgent } from '../../runtime/call-agent.ts';
 import { agentDestination, engineAgentOf } from './present.ts';
 
 // The agent as a live call runs it: the engine's view plus voice, turn taking, limits, and the

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { EngineFunction, FunctionCallResult, FunctionInvoker } from '../../engine/types.ts';
+import type { FunctionInvoker } from '../../engine/types.ts';
+import type { EngineFunction, FunctionCallResult } from '../../ports/llm.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { type OutboundClient, UrlRefusedError } from '../../platform/outbound/ssrf-guard.ts';
 import { serviceSignature, standardSignature } from '../../platform/outbox/signing.ts';

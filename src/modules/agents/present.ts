@@ -1,4 +1,4 @@
-import type { EngineAgent } from '../../engine/types.ts';
+import type { EngineAgent } from '../../ports/llm.ts';
 import type { AgentDestination } from '../../platform/outbox/emit.ts';
 import type { AgentRow } from './repo.ts';
 import type { Agent } from './schemas.ts';

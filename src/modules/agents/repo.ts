@@ -1,5 +1,5 @@
 import { type Selectable, sql } from 'kysely';
-import type { EngineFunction, ExtractionField } from '../../engine/types.ts';
+import type { EngineFunction, ExtractionField } from '../../ports/llm.ts';
 import type { Executor } from '../../platform/db/schema.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
 import type { AgentConversationsTable, AgentLlmColumn, AgentsTable, AgentVoicemailColumn, StoredTurn } from './tables.ts';

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { EXTRACTION_FIELD_TYPES, FUNCTION_METHODS } from '../../engine/types.ts';
+import { EXTRACTION_FIELD_TYPES, FUNCTION_METHODS } from '../../ports/llm.ts';
 import { ListQuery, Nullable, Timestamp } from '../../platform/http/schemas.ts';
 import { idPattern } from '../../platform/ids.ts';
 import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from '../../platform/outbox/catalog.ts';

@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 import type { Json, Timestamp } from '../../platform/db/foundation-tables.ts';
-import type { EngineFunction, ExtractionField, Turn } from '../../engine/types.ts';
+import type { EngineFunction, ExtractionField, Turn } from '../../ports/llm.ts';
 
 // Tables of agents (migration 0003): agents and their chat-test conversations.
 

@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT, type Span, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
-import type { RuntimeClock } from '../../runtime/ports.ts';
+import type { RuntimeClock } from '../../ports/clock.ts';
 import type { TraceAttributes, TraceSpan } from '../../runtime/tracing.ts';
 
 // The runtime's tracing port (src/runtime/tracing.ts) over OpenTelemetry. The session speaks in

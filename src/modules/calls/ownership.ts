@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { BlobStore } from '../../platform/blobs/port.ts';
+import type { BlobStore } from '../../ports/blobs.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Database } from '../../platform/db/schema.ts';
 import { BLOCK_SAMPLES } from '../../runtime/audio/recorder.ts';

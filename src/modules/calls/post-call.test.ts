@@ -8,7 +8,7 @@ import { decodedMs } from '../../../test/support/recordings.ts';
 import { cpuTask } from '../../platform/cpu-pool.ts';
 import type * as heldTasks from '../../platform/cpu-pool.test-tasks.ts';
 import { holdersStarted, newGate, openGate } from '../../platform/cpu-pool.test-tasks.ts';
-import { encodeMp3 } from '../../providers/tts/mp3.ts';
+import { encodeMp3 } from '../../platform/audio/mp3.ts';
 import { BLOCK_SAMPLES } from '../../runtime/audio/recorder.ts';
 import { startReceiver } from '../webhooks/test-receiver.ts';
 import { rawTrackKey } from './raw-tracks.ts';

@@ -1,7 +1,7 @@
 import type { Database, Executor } from '../../platform/db/schema.ts';
 import { AppError, invalidField } from '../../platform/errors.ts';
 import { toE164 } from '../../platform/phone.ts';
-import { SANDBOX_CALLER_ID } from '../../providers/telephony/sandbox.ts';
+import { SANDBOX_CALLER_ID } from '../../ports/telephony.ts';
 import { loadCallAgent, type RunnableAgent } from '../agents/call-agent.ts';
 
 // What must hold before anything starts a call (an outbound call, a voice session, a campaign or

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, it } from 'node:test';
 import pino from 'pino';
 import { createFsBlobStore } from '../../platform/blobs/fs.ts';
-import { FRAME_MS, FRAME_SAMPLES } from '../../runtime/audio/frames.ts';
+import { FRAME_MS, FRAME_SAMPLES } from '../../platform/audio/frames.ts';
 import { createCallRecorder } from '../../runtime/audio/recorder.ts';
 import { createRawTrackWriter, deleteRawTracks, rawTrackKey, readMixedTracks } from './raw-tracks.ts';
 

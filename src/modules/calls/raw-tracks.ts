@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { BlobStore } from '../../platform/blobs/port.ts';
-import { SAMPLE_RATE } from '../../runtime/audio/frames.ts';
+import type { BlobStore } from '../../ports/blobs.ts';
+import { SAMPLE_RATE } from '../../platform/audio/frames.ts';
 import { BLOCK_SAMPLES, type CallRecorder, mixInto } from '../../runtime/audio/recorder.ts';
 
 // The call's raw tracks in the BlobStore (DESIGN part 9, "after the call"): each side's 10 s

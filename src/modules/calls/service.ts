@@ -5,7 +5,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Database } from '../../platform/db/schema.ts';
 import { invalidField, invalidState, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
-import type { Providers } from '../../providers/index.ts';
+import type { Providers } from '../../ports/providers.ts';
 import { loadCallAgent } from '../agents/call-agent.ts';
 import { findAssignedNumber } from '../phone-numbers/repo.ts';
 import type { CallRow } from './dialer-sql.ts';

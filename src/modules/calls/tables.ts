@@ -33,7 +33,7 @@ import type { CallLatency, TranscriptEntry } from '../../runtime/outcome.ts';
 
 export type { CallLatency, TranscriptEntry };
 
-import type { CallSimulation } from '../../runtime/ports.ts';
+import type { CallSimulation } from '../../ports/telephony.ts';
 
 export type { CallSimulation };
 

@@ -4,7 +4,7 @@ import { newId } from '../../platform/ids.ts';
 import { createJobRunner } from '../../platform/jobs/runner.ts';
 import { createWakeSignal } from '../../platform/outbox/emitter.ts';
 import type { Platform } from '../../platform/platform.ts';
-import { SANDBOX_CALLER_ID } from '../../providers/telephony/sandbox.ts';
+import { SANDBOX_CALLER_ID } from '../../ports/telephony.ts';
 import type { FinishedCall } from '../calls/journal.ts';
 import type { CallsModule } from '../calls/module.ts';
 import type { CallSimulation, CallStatus } from '../calls/tables.ts';

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { VOICE_GENDERS } from '../../providers/tts/port.ts';
+import { VOICE_GENDERS } from '../../ports/tts.ts';
 import { mediaBody } from '../../platform/http/schemas.ts';
 import { AgentCreate } from '../agents/schemas.ts';
 

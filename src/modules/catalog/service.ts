@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { CpuPool } from '../../platform/cpu-pool.ts';
 import { notFound } from '../../platform/errors.ts';
-import { encodeMp3InPool } from '../../providers/tts/mp3.ts';
-import { sampleSentence } from '../../providers/tts/builtin.ts';
-import type { TtsRegistry } from '../../providers/tts/index.ts';
+import { encodeMp3InPool } from '../../platform/audio/mp3.ts';
+import { sampleSentence } from './sample-sentence.ts';
+import type { TtsRegistry } from '../../ports/tts.ts';
 import type { Voice, VoiceListQuery } from './schemas.ts';
 import { AGENT_TEMPLATES } from './templates.ts';
 

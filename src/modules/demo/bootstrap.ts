@@ -4,7 +4,7 @@ import type { Database, Executor } from '../../platform/db/schema.ts';
 import { newId } from '../../platform/ids.ts';
 import { usdToMicros } from '../../platform/money.ts';
 import { newWebhookSecret } from '../../platform/outbox/signing.ts';
-import { DEFAULT_VOICE_ID } from '../../providers/tts/builtin.ts';
+import { DEFAULT_VOICE_ID } from '../../ports/tts.ts';
 import { createAgentsRepo, type AgentValues } from '../agents/repo.ts';
 import { BUILTIN_LLM_MODEL, DEFAULT_LANGUAGE } from '../agents/schemas.ts';
 import { DEFAULT_TEMPERATURE } from '../agents/service.ts';

@@ -1,8 +1,8 @@
-import type { DialogueEngine, EngineAgent } from '../../engine/types.ts';
+import type { DialogueEngine } from '../../engine/types.ts';
+import { type EngineAgent, LlmError } from '../../ports/llm.ts';
 import type { Database } from '../../platform/db/schema.ts';
 import { AppError, invalidField } from '../../platform/errors.ts';
 import { toE164 } from '../../platform/phone.ts';
-import { LlmError } from '../../providers/llm/index.ts';
 import { loadCallAgent, type RunnableAgent } from '../agents/call-agent.ts';
 import type { CallsService } from '../calls/service.ts';
 import { type DemoIds, findDemo } from './bootstrap.ts';

@@ -5,7 +5,7 @@ import { type CpuRunner, CpuTaskTimeoutError, cpuTask } from '../../platform/cpu
 import type { Database } from '../../platform/db/schema.ts';
 import { AppError } from '../../platform/errors.ts';
 import { type OutboundClient, UrlRefusedError } from '../../platform/outbound/ssrf-guard.ts';
-import type { EmbeddingsProvider } from '../../providers/embeddings/port.ts';
+import type { EmbeddingsProvider } from '../../ports/embeddings.ts';
 import { type Format, formatOfResponse, SUPPORTED_FORMATS_TEXT } from './formats.ts';
 import type * as worker from './ingest-worker.ts';
 import { CHUNK_BATCH, type ChunkOwner, type KnowledgeBaseRepo, type NewChunk } from './repo.ts';

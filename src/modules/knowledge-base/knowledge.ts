@@ -1,10 +1,10 @@
 import type { Platform } from '../../platform/platform.ts';
-import { createOpenAiEmbeddings } from '../../providers/embeddings/openai.ts';
-import type { EmbeddingsProvider } from '../../providers/embeddings/port.ts';
+import type { EmbeddingsProvider } from '../../ports/embeddings.ts';
 import { createKnowledgeSearch, type KnowledgeSearch } from './search.ts';
 
-// The app's one embeddings client and one knowledge search (with its in-memory vector and word
-// caches), shared by the knowledge-base routes and by the agents' dialogue engine.
+// The app's one knowledge search (with its in-memory vector and word caches), over the
+// deployment's embeddings adapter (platform.providers.embeddings), shared by the knowledge-base
+// routes and by the agents' dialogue engine.
 
 export interface Knowledge {
   /** From EMBEDDINGS_BASE_URL, or none: full-text retrieval only. */
@@ -17,8 +17,7 @@ const byPlatform = new WeakMap<Platform, Knowledge>();
 export function knowledgeOf(platform: Platform): Knowledge {
   let knowledge = byPlatform.get(platform);
   if (!knowledge) {
-    const { baseUrl, apiKey, model } = platform.config.embeddings;
-    const embeddings = baseUrl ? createOpenAiEmbeddings({ baseUrl, apiKey, model }) : undefined;
+    const { embeddings } = platform.providers;
     const search = createKnowledgeSearch({
       db: platform.db,
       embeddings,

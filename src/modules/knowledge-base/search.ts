@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../platform/db/schema.ts';
-import type { EmbeddingsProvider } from '../../providers/embeddings/port.ts';
+import type { EmbeddingsProvider } from '../../ports/embeddings.ts';
 import { createFullText, MAX_QUERY_TERMS, MAX_RANKED_CHUNKS, type TextHit } from './full-text.ts';
 import { type BaseVectors, createVectorCache, nearestInMatrix, normalized, rowDot } from './vectors.ts';
 

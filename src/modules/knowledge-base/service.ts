@@ -8,7 +8,7 @@ import { AppError, invalidField, invalidState, notFound } from '../../platform/e
 import { newId } from '../../platform/ids.ts';
 import { assertUrlField, type OutboundClient } from '../../platform/outbound/ssrf-guard.ts';
 import { type Page, type PageRequest, toPage } from '../../platform/pagination.ts';
-import type { EmbeddingsProvider } from '../../providers/embeddings/port.ts';
+import type { EmbeddingsProvider } from '../../ports/embeddings.ts';
 import { type Format, formatOfFile, SUPPORTED_FORMATS_TEXT } from './formats.ts';
 import { createIngestion, failureMessage, IngestError } from './ingest.ts';
 import { tsConfigFor } from './language.ts';

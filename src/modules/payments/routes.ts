@@ -5,7 +5,7 @@ import { AppError } from '../../platform/errors.ts';
 import { IdParams, ListOf, ListQuery, Nullable, Timestamp } from '../../platform/http/schemas.ts';
 import { pageRequest, toPage } from '../../platform/pagination.ts';
 import type { Platform } from '../../platform/platform.ts';
-import { InvalidWebhookSignature } from './provider-port.ts';
+import { InvalidWebhookSignature } from '../../ports/payments.ts';
 import { PAYMENT_STATUSES } from './tables.ts';
 import { type PaymentsService, presentPayment } from './service.ts';
 

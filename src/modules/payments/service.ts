@@ -5,8 +5,8 @@ import { AppError, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { microsToUsd, usdToMicros } from '../../platform/money.ts';
 import type { EventEmitter } from '../../platform/outbox/emit.ts';
-import { createWalletRepo } from '../wallet/repo.ts';
-import type { ChargeResult, PaymentsProvider, SettlementEvent } from './provider-port.ts';
+import { createWalletRepo, DEFAULT_RECHARGE_USD } from '../wallet/repo.ts';
+import type { ChargeResult, PaymentsProvider, SettlementEvent } from '../../ports/payments.ts';
 import type { PaymentsTable } from './tables.ts';
 
 // Top-ups: a payment row first (pending), the provider's charge outside any transaction, then
@@ -15,9 +15,6 @@ import type { PaymentsTable } from './tables.ts';
 // `payment.succeeded` goes to the tenant webhook in that same transaction.
 
 export type PaymentRow = Selectable<PaymentsTable>;
-
-/** What auto-recharge tops up when its settings name no amount. */
-export const DEFAULT_RECHARGE_USD = 20;
 
 export interface PaymentsDeps {
   db: Database;

@@ -6,7 +6,7 @@ import { microsToUsd } from '../../platform/money.ts';
 import { type PageRequest, toPage } from '../../platform/pagination.ts';
 import { toE164 } from '../../platform/phone.ts';
 import { createWalletRepo } from '../wallet/repo.ts';
-import type { AvailableNumber, NumberInventory } from './inventory-port.ts';
+import type { AvailableNumber, NumberInventory } from '../../ports/number-inventory.ts';
 import type { EventEmitter } from '../../platform/outbox/emit.ts';
 import { createPhoneNumbersRepo, type PhoneNumberRow } from './repo.ts';
 import type { AcquireBody, PhoneNumber, PhoneNumberUpdate } from './schemas.ts';

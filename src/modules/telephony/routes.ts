@@ -5,7 +5,7 @@ import { assertAcceptableBody } from '../../platform/http/input-guard.ts';
 import { mediaBody } from '../../platform/http/schemas.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { Platform } from '../../platform/platform.ts';
-import { TWILIO_PATHS } from '../../providers/telephony/twilio.ts';
+import { TWILIO_PATHS, type TwilioTelephony } from '../../providers/telephony/twilio.ts';
 import { twilioSdk } from '../../providers/telephony/twilio-client.ts';
 import type { CallsModule } from '../calls/module.ts';
 import { createTwilioService, type TwilioParams } from './twilio-service.ts';
@@ -29,7 +29,9 @@ const SignatureHeaders = Type.Object({ 'x-twilio-signature': Type.Optional(Type.
 export function telephonyRoutes(platform: Platform, calls: CallsModule): FastifyPluginAsyncTypebox {
   const { config } = platform;
   const telephony = platform.providers.telephony;
-  const service = telephony.name === 'twilio' ? createTwilioService(platform, calls, telephony) : null;
+  // The Twilio telephony is the Twilio adapter (providers/index.ts builds it), whose webhooks and
+  // Media Streams this module serves; the port's type does not name it (issue 30: to move behind a port).
+  const service = telephony.name === 'twilio' ? createTwilioService(platform, calls, telephony as TwilioTelephony) : null;
 
   /** The request's parameters once its X-Twilio-Signature is proven; 403 and nothing done otherwise. */
   function verified(request: FastifyRequest, base = config.publicBaseUrl): { service: NonNullable<typeof service>; params: TwilioParams } {

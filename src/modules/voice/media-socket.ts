@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { RawData, WebSocket } from 'ws';
-import { FRAME_SAMPLES } from '../../runtime/audio/frames.ts';
-import type { MediaCloseReason, MediaStream } from '../../runtime/ports.ts';
+import { FRAME_SAMPLES } from '../../platform/audio/frames.ts';
+import type { MediaCloseReason, MediaStream } from '../../ports/media.ts';
 import type { MediaWriter } from './media-writer.ts';
 import type { SessionEndReason } from './tables.ts';
 

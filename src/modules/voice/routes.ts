@@ -5,7 +5,6 @@ import { unauthorized } from '../../platform/errors.ts';
 import { IdParams, ListOf, Nullable } from '../../platform/http/schemas.ts';
 import { pageRequest, toPage } from '../../platform/pagination.ts';
 import type { Platform } from '../../platform/platform.ts';
-import { checkMediaHealth } from '../../providers/health.ts';
 import { TranscriptItem } from '../calls/schemas.ts';
 import { createSessionPresenter, VoiceSession, VoiceSessionCreated } from './present.ts';
 import type { VoiceService, VoiceSessionRow } from './service.ts';
@@ -128,7 +127,7 @@ export function voiceRoutes(platform: Platform, service: VoiceService): FastifyP
       { schema: { operationId: 'getMediaHealth', summary: 'The real-time media configuration: provider, configured, reachable, latency; and the engines behind calls', tags, response: { 200: Health } }, config: read },
       async () => {
         const [engines, live] = await Promise.all([
-          checkMediaHealth({ providers: platform.providers, config: platform.config, timeoutMs: 3000 }),
+          platform.providers.mediaHealth({ timeoutMs: 3000 }),
           realtime ? realtime.health() : Promise.resolve({ provider: 'builtin' as const, configured: true, reachable: true, latency_ms: 0 }),
         ]);
         return { ...live, engines: engines as unknown as Record<string, unknown> };

@@ -6,13 +6,13 @@ import { newId } from '../../platform/ids.ts';
 import { microsToUsd } from '../../platform/money.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { randomToken, sha256Hex } from '../../platform/secrets.ts';
-import type { SpeechToText } from '../../runtime/ports.ts';
+import type { SpeechToText } from '../../ports/stt.ts';
 import type { FinishedCall } from '../calls/journal.ts';
 import type { CallsModule } from '../calls/module.ts';
 import { requireCallAgent, requireFunds } from '../calls/preconditions.ts';
 import { createMediaSocketStream, protocolReason } from './media-socket.ts';
 import { createMediaWriter } from './media-writer.ts';
-import type { RealtimeMediaProvider } from './realtime-port.ts';
+import type { RealtimeMediaProvider } from '../../ports/realtime-media.ts';
 import type { SessionEndReason, VoiceSessionsTable } from './tables.ts';
 
 // Voice sessions: a headless session with an agent for a browser or an app. Each is carried by a
@@ -137,16 +137,13 @@ export function createVoiceService(deps: VoiceDeps) {
   }
 
   /**
-   * LiveKit mode: the agent joins the session's room as a participant (@livekit/rtc-node, loaded
-   * only here), its audio bridged into the call session; the call starts when it has joined.
+   * LiveKit mode: the agent joins the session's room as a participant (the real-time SDK loads
+   * then), its audio bridged into the call session; the call starts when it has joined.
    */
-  let rtcLoaded = false;
   async function joinRoomAsAgent(session: VoiceSessionRow) {
     if (!realtime) return;
     const token = await realtime.mintToken({ roomName: session.room_name, identity: `agent-${session.agent_id}`, ttlSeconds: config.mediaTokenTtlSeconds });
-    const { joinLiveKitRoom } = await import('../../providers/media/livekit-audio.ts');
-    rtcLoaded = true;
-    const stream = await joinLiveKitRoom({ url: realtime.url, token });
+    const stream = await realtime.joinAsAgent(token);
     const call = await db.selectFrom('calls').selectAll().where('id', '=', session.call_id).executeTakeFirstOrThrow();
     await db.updateTable('voice_sessions').set({ connected_at: clock.now() }).where('id', '=', session.id).execute();
     if (!(await calls.journal.ring(call, calls.runner.holder, config.calls.leaseMs))) return stream.close();
@@ -158,12 +155,10 @@ export function createVoiceService(deps: VoiceDeps) {
     void calls.runner.runInbound(ringing, { stream, stt: platform.providers.stt ?? deafStt, answeredBy: 'human', transfer: leave, hangup: leave });
   }
 
-  /** Stops the media writer's thread; releases @livekit/rtc-node's native side, which keeps the process alive until disposed. */
+  /** Stops the media writer's thread; releases the real-time SDK's native side, which keeps the process alive until disposed. */
   async function close() {
     await writer?.close();
-    if (!rtcLoaded) return;
-    const { dispose } = await import('@livekit/rtc-node');
-    await dispose();
+    await realtime?.dispose();
   }
 
   /** The session a built-in media token opens, when it may connect now (active, unexpired, not yet connected). */

@@ -12,6 +12,9 @@ import type { WalletTransactionsTable } from '../../platform/db/foundation-table
 
 const LOW_BALANCE_EVERY_MS = 24 * 3600 * 1000;
 
+/** What auto-recharge tops up when the wallet's settings name no amount. */
+export const DEFAULT_RECHARGE_USD = 20;
+
 export interface WalletRepoDeps {
   /** Emits wallet.low_balance; without it (the signup credit, tests) no event is sent. */
   events?: EventEmitter;

@@ -8,7 +8,7 @@ import { ListOf } from '../../platform/http/schemas.ts';
 import { microsToUsd, usdToMicros } from '../../platform/money.ts';
 import { pageRequest, toPage } from '../../platform/pagination.ts';
 import type { Platform } from '../../platform/platform.ts';
-import { DEFAULT_RECHARGE_USD } from '../payments/service.ts';
+import { DEFAULT_RECHARGE_USD } from './repo.ts';
 import { Pricing, TransactionsQuery, Usage, Wallet, WalletTransaction, WalletUpdate } from './schemas.ts';
 
 // The wallet (GET/PATCH /v1/wallet), its ledger (GET /v1/wallet/transactions), what was spent

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { testDatabase } from '../../../test/support/database.ts';
 import { createBlobStore } from './index.ts';
-import type { BlobStore } from './port.ts';
+import type { BlobStore } from '../../ports/blobs.ts';
 
 // One contract, both stores: the filesystem (DATA_DIR/blobs) and the database (BLOB_STORE=postgres).
 

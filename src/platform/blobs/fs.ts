@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { BlobStore } from './port.ts';
+import type { BlobStore } from '../../ports/blobs.ts';
 
 // Blobs as files under one directory (DATA_DIR/blobs): keys are relative paths, checked so that
 // none leaves the directory; writes go to a temporary file renamed into place (a reader never

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Database } from '../db/schema.ts';
 import { createFsBlobStore } from './fs.ts';
-import type { BlobStore } from './port.ts';
+import type { BlobStore } from '../../ports/blobs.ts';
 import { createDatabaseBlobStore } from './postgres.ts';
 
 /** The deployment's blob store: DATA_DIR/blobs, or the database when BLOB_STORE=postgres. */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import type { BlobStore } from './port.ts';
+import type { BlobStore } from '../../ports/blobs.ts';
 
 // Blobs in the database (BLOB_STORE=postgres): every instance reads what any other wrote. A range
 // is cut by substring() in the database, so only those bytes leave it.

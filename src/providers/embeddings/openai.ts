@@ -1,5 +1,5 @@
 import { openAiSdk } from '../openai-sdk.ts';
-import type { EmbeddingsProvider } from './port.ts';
+import type { EmbeddingsProvider } from '../../ports/embeddings.ts';
 
 // OpenAI-compatible /embeddings through the official SDK with a configurable baseURL
 // (OpenAI, Azure-compatible gateways, Ollama, vLLM, LM Studio, TEI ...).

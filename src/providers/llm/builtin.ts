@@ -4,7 +4,7 @@
 // best knowledge passage → the next question the prompt asks → a polite fallback.
 import type { Clock } from '../../platform/clock.ts';
 import { systemClock } from '../../platform/clock.ts';
-import type { EngineFunction, FunctionCallResult, KnowledgePassage, Turn } from '../../engine/types.ts';
+import type { EngineFunction, FunctionCallResult, KnowledgePassage, LLM, LlmRespondInput, LlmTools, Turn } from '../../ports/llm.ts';
 import {
   type ExtractContext,
   contextFor,
@@ -16,8 +16,7 @@ import {
   type FieldLike,
   valueFrom,
 } from './extract.ts';
-import type { LLM, LlmRespondInput, LlmTools } from '../../engine/llm-port.ts';
-import { hasPhrase, keywords, nameWords, normalise, sentences } from '../../engine/text.ts';
+import { hasPhrase, keywords, nameWords, normalise, sentences } from '../../platform/text.ts';
 
 // Said anywhere, these end the call; the weak ones only in a short closing remark
 // ("that's it, thanks" ends, "that's it, I want to cancel my plan" does not).

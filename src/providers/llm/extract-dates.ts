@@ -1,7 +1,7 @@
 // Dates and times in user utterances for the built-in LLM's extraction (extract.ts): absolute
 // ("March 4th", "4/3/2026"), relative ("tomorrow", "next Friday") as ISO calendar dates, and clock
 // times ("half past three", "3 pm") as HH:MM.
-import { normalise, ordinalWord, wordsToDigits } from '../../engine/text.ts';
+import { normalise, ordinalWord, wordsToDigits } from '../../platform/text.ts';
 import type { ExtractContext } from './extract.ts';
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];

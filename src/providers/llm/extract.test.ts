@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { EXTRACTION_CASES, FIXTURE_NOW } from '../../engine/fixtures/extraction-cases.ts';
 import { contextFor, extractFields, findBoolean, findEnum, findPhone } from './extract.ts';
 import { findDate } from './extract-dates.ts';
-import { wordsToDigits } from '../../engine/text.ts';
+import { wordsToDigits } from '../../platform/text.ts';
 
 describe('built-in extraction', () => {
   it('extracts the committed fixture with at least 95 % accuracy', (t) => {

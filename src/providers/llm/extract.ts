@@ -3,8 +3,8 @@
 // post-call extraction_fields and for the arguments of function calls. Dates and times are in
 // extract-dates.ts.
 import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js';
-import type { ExtractionField, Turn } from '../../engine/types.ts';
-import { hasPhrase, keywords, nameWords, normalise, stem, wordsToDigits } from '../../engine/text.ts';
+import type { ExtractionField, Turn } from '../../ports/llm.ts';
+import { hasPhrase, keywords, nameWords, normalise, stem, wordsToDigits } from '../../platform/text.ts';
 import { findDate, findTime, MONTH_RE } from './extract-dates.ts';
 
 export interface ExtractContext {

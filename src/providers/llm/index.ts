@@ -2,10 +2,8 @@
 import type { Clock } from '../../platform/clock.ts';
 import { createBuiltinLlm } from './builtin.ts';
 import { createOpenAiLlm } from './openai.ts';
-import type { LLM, LlmConfig } from '../../engine/llm-port.ts';
+import type { LLM, LlmConfig } from '../../ports/llm.ts';
 
-export type { LLM, LlmConfig, LlmTools } from '../../engine/llm-port.ts';
-export { LlmError } from './openai.ts';
 
 export function createLlm(config: LlmConfig, opts: { clock?: Clock } = {}): LLM {
   if (config.baseUrl === undefined) return createBuiltinLlm(opts);

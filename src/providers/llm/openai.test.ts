@@ -7,10 +7,10 @@ import { createDialogueEngine } from '../../engine/engine.ts';
 import { appointmentBooking, support } from '../../engine/fixtures/agents.ts';
 import { inMemoryKnowledge, recordingInvoker } from '../../engine/fixtures/doubles.ts';
 import { FIXTURE_NOW } from '../../engine/fixtures/extraction-cases.ts';
-import type { EngineAgent } from '../../engine/types.ts';
+import { type EngineAgent, LlmError } from '../../ports/llm.ts';
 import { manualClock } from '../../platform/clock.ts';
 import { createLlm } from './index.ts';
-import { createOpenAiLlm, LlmError, MAX_TOOL_ROUNDS } from './openai.ts';
+import { createOpenAiLlm, MAX_TOOL_ROUNDS } from './openai.ts';
 
 const API_KEY = 'sk-test-123';
 

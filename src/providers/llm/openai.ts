@@ -11,9 +11,8 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { Clock } from '../../platform/clock.ts';
 import { systemClock } from '../../platform/clock.ts';
-import type { EngineAgent, ExtractionField, Turn } from '../../engine/types.ts';
-import { agentInstructions, agentToolSpecs, runTool } from '../../engine/tools.ts';
-import type { LLM, LlmExtractInput, LlmRespondInput, LlmTools } from '../../engine/llm-port.ts';
+import { agentInstructions, agentToolSpecs, runTool } from '../../ports/agent-tools.ts';
+import { type EngineAgent, type ExtractionField, type LLM, LlmError, type LlmExtractInput, type LlmRespondInput, type LlmTools, type Turn } from '../../ports/llm.ts';
 
 /** Model requests per user turn, tool rounds included; the last one may not call tools. */
 export const MAX_TOOL_ROUNDS = 5;
@@ -28,9 +27,6 @@ export interface OpenAiLlmOptions {
   maxRetries?: number;
 }
 
-export class LlmError extends Error {
-  override name = 'LlmError';
-}
 
 export function modelFor(agent: EngineAgent, fallback: string): string {
   const { provider, model } = agent.llm;

@@ -1,7 +1,7 @@
 import { AudioFrame, AudioSource, AudioStream, DisconnectReason, LocalAudioTrack, type RemoteTrack, Room, RoomEvent, TrackKind, TrackPublishOptions, TrackSource } from '@livekit/rtc-node';
-import { FRAME_SAMPLES, SAMPLE_RATE } from '../../runtime/audio/frames.ts';
-import { createResampler } from '../../runtime/audio/resample.ts';
-import type { MediaCloseReason, MediaStream } from '../../runtime/ports.ts';
+import { FRAME_SAMPLES, SAMPLE_RATE } from '../../platform/audio/frames.ts';
+import { createResampler } from '../../platform/audio/resample.ts';
+import type { MediaCloseReason, MediaStream } from '../../ports/media.ts';
 
 // The agent's side of a LiveKit room as the runtime's MediaStream. LiveKit hands over decoded
 // audio as PCM16 frames of 10 ms, typically 48 kHz (mono or interleaved stereo); the runtime

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AudioSource, dispose } from '@livekit/rtc-node';
 import { decodeJwt } from 'jose';
 import { AccessToken, RoomServiceClient, ServerError } from 'livekit-server-sdk';
-import { concatPcm } from '../../runtime/audio/frames.ts';
+import { concatPcm } from '../../platform/audio/frames.ts';
 import { createInboundConverter, createOutboundConverter, createPlayout, downmixToMono, type PcmFrame } from './livekit-audio.ts';
 import { startFakeLiveKit } from '../../../test/fakes/livekit.ts';
 import { createLiveKitMedia, LiveKitApiError } from './livekit.ts';

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as LiveKit from 'livekit-server-sdk';
-import type { RealtimeHealth, RealtimeMediaProvider, RoomGrant } from '../../modules/voice/realtime-port.ts';
+import type { RealtimeHealth, RealtimeMediaProvider, RoomGrant } from '../../ports/realtime-media.ts';
 
 // LiveKit rooms for voice sessions, through livekit-server-sdk: the RoomService API (Twirp JSON
 // over HTTP, each call signed with a short-lived server token) and the client access tokens (JWT,
@@ -87,6 +87,7 @@ export function createLiveKitMedia(options: LiveKitMediaOptions): RealtimeMediaP
   const rooms = new RoomServiceClient(url, apiKey, apiSecret, { requestTimeout: timeoutMs / 1000 });
   const probe = new RoomServiceClient(url, apiKey, apiSecret, { requestTimeout: timeoutMs / 1000, failover: false });
   const verifier = new TokenVerifier(apiKey, apiSecret);
+  let rtcLoaded = false;
 
   return {
     name: 'livekit',
@@ -141,6 +142,19 @@ export function createLiveKitMedia(options: LiveKitMediaOptions): RealtimeMediaP
         // Refused credentials count as unreachable: the rooms cannot be used either way.
         return { provider: 'livekit', configured: true, reachable: false, latency_ms: null };
       }
+    },
+
+    async joinAsAgent(token) {
+      // @livekit/rtc-node (a native module) is loaded only here, by the first agent that joins.
+      const { joinLiveKitRoom } = await import('./livekit-audio.ts');
+      rtcLoaded = true;
+      return joinLiveKitRoom({ url, token });
+    },
+
+    async dispose() {
+      if (!rtcLoaded) return;
+      const { dispose } = await import('@livekit/rtc-node');
+      await dispose();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ChargeRequest, ChargeResult, PaymentsProvider } from '../../modules/payments/provider-port.ts';
+import type { ChargeRequest, ChargeResult, PaymentsProvider } from '../../ports/payments.ts';
 
 // The sandbox payment provider (PAYMENTS_PROVIDER=sandbox, the default): no account anywhere.
 // Stripe's test card names decide the outcome: `pm_card_visa` (the default) and any other method

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import Stripe from 'stripe';
-import { type ChargeRequest, InvalidWebhookSignature, type PaymentsProvider, type SettlementEvent } from '../../modules/payments/provider-port.ts';
+import { type ChargeRequest, InvalidWebhookSignature, type PaymentsProvider, type SettlementEvent } from '../../ports/payments.ts';
 import { type FakeStripe, type FakeStripeEvent, startFakeStripe, stripeSignatureHeader } from '../../../test/fakes/stripe/index.ts';
 import { createStripePayments } from './stripe.ts';
 

@@ -1,11 +1,5 @@
 import Stripe from 'stripe';
-import {
-  type ChargeRequest,
-  type ChargeResult,
-  InvalidWebhookSignature,
-  type PaymentsProvider,
-  type SettlementEvent,
-} from '../../modules/payments/provider-port.ts';
+import { type ChargeRequest, type ChargeResult, InvalidWebhookSignature, type PaymentsProvider, type SettlementEvent } from '../../ports/payments.ts';
 
 // The Stripe payment provider (PAYMENTS_PROVIDER=stripe), through the official SDK. A charge with
 // a payment method is a PaymentIntent created and confirmed in one call; without one (a top-up

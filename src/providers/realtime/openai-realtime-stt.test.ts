@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, describe, it } from 'node:test';
 import { callerAudio, collect, waitFor } from '../../../test/fakes/openai-realtime/caller.ts';
 import { startFakeRealtimeServer } from '../../../test/fakes/openai-realtime/server.ts';
-import type { StreamingRecognitionEvent } from '../../runtime/speech-model-ports.ts';
+import type { StreamingRecognitionEvent } from '../../ports/speech-model.ts';
 import { createOpenAiRealtimeStt } from './openai-realtime-stt.ts';
 
 // Streaming recognition against the fake Realtime server: one transcription session per call,

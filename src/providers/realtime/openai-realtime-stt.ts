@@ -1,6 +1,6 @@
-import { SAMPLE_RATE } from '../../runtime/audio/frames.ts';
-import { loadResamplers } from '../../runtime/audio/resample.ts';
-import type { StreamingRecognitionEvent, StreamingSpeechToText } from '../../runtime/speech-model-ports.ts';
+import { SAMPLE_RATE } from '../../platform/audio/frames.ts';
+import { loadResamplers } from '../../platform/audio/resample.ts';
+import type { StreamingRecognitionEvent, StreamingSpeechToText } from '../../ports/speech-model.ts';
 import { languageCode, openRealtimeLink, pcmToBase64, type RealtimeLinkConfig } from './link.ts';
 
 // Streaming recognition (`STT_STREAMING=realtime`): one Realtime transcription session per call

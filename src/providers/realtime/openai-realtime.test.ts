@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { startFakeRealtimeServer } from '../../../test/fakes/openai-realtime/server.ts';
 import { callerAudio, collect, waitFor } from '../../../test/fakes/openai-realtime/caller.ts';
-import type { SpeechModelEvent, SpeechModelSessionOptions } from '../../runtime/speech-model-ports.ts';
+import type { SpeechModelEvent, SpeechModelSessionOptions } from '../../ports/speech-model.ts';
 import { RealtimeRefused, realtimeUrl } from './link.ts';
 import { createOpenAiRealtime } from './openai-realtime.ts';
 

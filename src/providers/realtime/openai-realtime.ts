@@ -1,7 +1,7 @@
 import type { RealtimeServerEvent } from 'openai/resources/realtime/realtime';
-import { SAMPLE_RATE } from '../../runtime/audio/frames.ts';
-import { loadResamplers, type Resampler } from '../../runtime/audio/resample.ts';
-import type { SpeechModel, SpeechModelEvent, SpeechModelSession, SpeechModelSessionOptions } from '../../runtime/speech-model-ports.ts';
+import { SAMPLE_RATE } from '../../platform/audio/frames.ts';
+import { loadResamplers, type Resampler } from '../../platform/audio/resample.ts';
+import type { SpeechModel, SpeechModelEvent, SpeechModelSession, SpeechModelSessionOptions } from '../../ports/speech-model.ts';
 import { languageCode, openRealtimeLink, pcmFromBase64, pcmToBase64, type RealtimeLink, type RealtimeLinkConfig } from './link.ts';
 
 // A speech-to-speech agent's brain over the OpenAI Realtime API (`llm.provider: "openai-realtime"`):

@@ -1,6 +1,6 @@
 import { openAiSdk } from '../openai-sdk.ts';
-import { pcm16ToWav } from '../../runtime/audio/wav.ts';
-import type { SpeechToText } from '../../runtime/ports.ts';
+import { pcm16ToWav } from '../../platform/audio/wav.ts';
+import type { SpeechToText } from '../../ports/stt.ts';
 
 // Speech to text through any OpenAI-compatible POST /audio/transcriptions (OpenAI, Groq, a
 // self-hosted faster-whisper or whisper.cpp server), with the `openai` SDK: one utterance, cut by

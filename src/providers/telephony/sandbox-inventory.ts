@@ -1,4 +1,4 @@
-import type { AvailableNumber, NumberInventory } from '../../modules/phone-numbers/inventory-port.ts';
+import type { AvailableNumber, NumberInventory } from '../../ports/number-inventory.ts';
 
 // The sandbox's numbers for sale: a fixed, generated inventory of fictional +1 555 01xx xxxx
 // numbers (US), so searches are stable and a bought number can be called in the sandbox.

@@ -1,7 +1,9 @@
-import { createMediaPair } from '../../runtime/media-pair.ts';
-import type { CallerUtterance, CallMedia, DialOutcome, DialRequest, InboundRequest, MediaStream, RuntimeClock, TelephonyProvider, TextToSpeech } from '../../runtime/ports.ts';
-import { held } from '../../runtime/timed-ports.ts';
-import { createPassThroughStt, createScriptedCaller } from '../../runtime/scripted-caller.ts';
+import { createMediaPair } from './media-pair.ts';
+import { held, type RuntimeClock } from '../../ports/clock.ts';
+import type { MediaStream } from '../../ports/media.ts';
+import type { CallerUtterance, CallMedia, DialOutcome, DialRequest, InboundRequest, SandboxTelephony } from '../../ports/telephony.ts';
+import type { TextToSpeech } from '../../ports/tts.ts';
+import { createPassThroughStt, createScriptedCaller } from './scripted-caller.ts';
 
 // The sandbox telephony provider (DESIGN "Sandbox telephony"): it simulates the callee. The
 // destination number decides what happens; any other number answers and holds a short scripted
@@ -20,9 +22,6 @@ export const SANDBOX_NUMBERS = {
   mediaError: '+15550100107',
 } as const;
 
-/** The caller id the sandbox provides when a call names none. */
-export const SANDBOX_CALLER_ID = '+15550100001';
-
 export const RING_MS = 2000;
 export const NO_ANSWER_MS = 20_000;
 export const CONNECT_FAILURE_MS = 300;
@@ -38,12 +37,6 @@ export interface SandboxTelephonyDeps {
   tts: TextToSpeech;
   /** The caller's voice; a built-in voice id. */
   callerVoice?: string;
-}
-
-export interface SandboxTelephony extends TelephonyProvider {
-  readonly name: 'sandbox';
-  /** An inbound call to one of the workspace's numbers, from a simulated caller. */
-  acceptInbound(request: InboundRequest): CallMedia;
 }
 
 export function createSandboxTelephony(deps: SandboxTelephonyDeps): SandboxTelephony {

@@ -1,4 +1,4 @@
-import type { AvailableNumber, NumberInventory, ProvisionedNumber } from '../../modules/phone-numbers/inventory-port.ts';
+import type { AvailableNumber, NumberInventory, ProvisionedNumber } from '../../ports/number-inventory.ts';
 import type { TwilioClient } from './twilio-client.ts';
 
 // Phone numbers through Twilio: searched in AvailablePhoneNumbers (local numbers), bought and

@@ -1,4 +1,4 @@
-import type { CallMedia, DialOutcome, DialRequest, TelephonyProvider } from '../../runtime/ports.ts';
+import type { CallMedia, DialOutcome, DialRequest, TelephonyProvider } from '../../ports/telephony.ts';
 import { type TwilioClient, twilioSdk } from './twilio-client.ts';
 import type { TwilioMediaStream } from './twilio-media.ts';
 

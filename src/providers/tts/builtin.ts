@@ -1,6 +1,6 @@
 import { type CpuPool, cpuTask } from '../../platform/cpu-pool.ts';
 import type { EspeakSpeech } from './espeak.ts';
-import type { SynthesizedAudio, SynthesizeOptions, TtsProvider, VoiceInfo } from './port.ts';
+import type { SynthesizedAudio, SynthesizeOptions, TtsDescription, TtsProvider, VoiceInfo } from '../../ports/tts.ts';
 import type * as worker from './worker.ts';
 
 // The built-in, offline text-to-speech engine: a small formant synthesiser. Letters become rough
@@ -11,8 +11,6 @@ import type * as worker from './worker.ts';
 // voice (pitch, speaking rate, vocal-tract length). Output is deterministic: the same text and
 // voice always give the same samples. When the `espeak-ng` program is installed, createBuiltinTts
 // given an EspeakSpeech (espeak.ts) speaks the same voices through it instead, intelligibly.
-
-export { encodeMp3 } from './mp3.ts';
 
 export const BUILTIN_SAMPLE_RATE = 16_000;
 
@@ -51,19 +49,6 @@ export const BUILTIN_VOICES: readonly BuiltinVoice[] = [
   voice('Juliette', 'fr-FR', 'female', 'Light and lively', { f0: 232, rate: 1.08, formantScale: 1.22, breathiness: 0.12 }),
   voice('Sam', 'en-US', 'neutral', 'Neutral, even tone', { f0: 160, rate: 1.0, formantScale: 1.08, breathiness: 0.06 }),
 ];
-
-export const DEFAULT_VOICE_ID = 'builtin-ava';
-
-/** A sample sentence per language family, spoken by voice previews. */
-export function sampleSentence(language: string): string {
-  const samples: Record<string, string> = {
-    en: 'Hello! Thanks for calling. How can I help you today?',
-    es: 'Hola, gracias por llamar. ¿En qué puedo ayudarle hoy?',
-    de: 'Hallo, danke für Ihren Anruf. Wie kann ich Ihnen heute helfen?',
-    fr: "Bonjour, merci de votre appel. Comment puis-je vous aider aujourd'hui ?",
-  };
-  return samples[language.split('-')[0]] ?? samples.en;
-}
 
 // --- synthesis -------------------------------------------------------------------------------
 
@@ -323,7 +308,7 @@ export function synthesizeWith(text: string, params: VoiceParams, sampleRate = B
 const synthesizeTask = cpuTask<typeof worker.synthesizeBuiltin>(new URL('./worker.ts', import.meta.url), 'synthesizeBuiltin');
 
 /** What speaks the built-in voices: the espeak-ng program, or this file's formant synthesiser. */
-export type BuiltinEngine = 'espeak-ng' | 'formant';
+export type BuiltinEngine = TtsDescription['builtin_engine'];
 
 export interface BuiltinTts extends TtsProvider {
   /** The engine in use (detects espeak-ng on the first call), for the health route and the start-up log. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BUILTIN_SAMPLE_RATE, BUILTIN_VOICES, createBuiltinTts, sampleSentence } from './builtin.ts';
+import { sampleSentence } from '../../modules/catalog/sample-sentence.ts';
+import { BUILTIN_SAMPLE_RATE, BUILTIN_VOICES, createBuiltinTts } from './builtin.ts';
 import { createEspeakSpeech, ESPEAK_VOICES } from './espeak.ts';
 import { createTtsRegistry, createTtsRegistryFromConfig } from './index.ts';
 

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import os from 'node:os';
-import { resamplePcm16 } from '../../runtime/audio/resample.ts';
+import { resamplePcm16 } from '../../platform/audio/resample.ts';
 import { BUILTIN_SAMPLE_RATE } from './builtin.ts';
-import type { SynthesizedAudio } from './port.ts';
+import type { SynthesizedAudio } from '../../ports/tts.ts';
 
 // The built-in voices through the `espeak-ng` program (Debian package espeak-ng): intelligible,
 // offline, many languages, where the formant synthesiser of builtin.ts only sounds like talking.

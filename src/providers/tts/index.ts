@@ -1,27 +1,11 @@
 import type { CpuPool } from '../../platform/cpu-pool.ts';
-import { type BuiltinEngine, type BuiltinTts, createBuiltinTts } from './builtin.ts';
+import { type BuiltinTts, createBuiltinTts } from './builtin.ts';
 import { createEspeakSpeech, type EspeakOptions } from './espeak.ts';
 import { createOpenAiTts } from './openai.ts';
-import type { TtsProvider, VoiceInfo } from './port.ts';
+import type { TtsProvider, TtsRegistry } from '../../ports/tts.ts';
 
 // The TTS providers of this deployment: the built-in engine always, configured adapters beside
 // it. Voice ids are unique across them, so a voice id alone picks the provider.
-
-/** What GET /v1/media/health and the start-up log say about text to speech. */
-export interface TtsDescription {
-  /** What speaks the built-in voices. */
-  builtin_engine: BuiltinEngine;
-  providers: Array<{ name: string; voices: number; streaming: boolean }>;
-}
-
-export interface TtsRegistry {
-  providers: TtsProvider[];
-  voices(): VoiceInfo[];
-  findVoice(id: string): VoiceInfo | undefined;
-  providerOf(voiceId: string): TtsProvider | undefined;
-  /** The providers and the built-in engine in use (the first call may wait for espeak-ng's detection). */
-  describe(): Promise<TtsDescription>;
-}
 
 const isBuiltin = (provider: TtsProvider): provider is BuiltinTts => provider.name === 'builtin' && 'engine' in provider;
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { FAKE_SPEECH_SAMPLES_PER_CHAR, fakeSpeechPcm, startFakeSpeechServer } from '../../../test/fakes/openai/tts.ts';
-import { encodeMp3 } from './mp3.ts';
+import { encodeMp3 } from '../../platform/audio/mp3.ts';
 import { createOpenAiTts, createPcm16Decoder, OPENAI_PCM_SAMPLE_RATE } from './openai.ts';
-import type { SynthesizedAudio } from './port.ts';
+import type { SynthesizedAudio } from '../../ports/tts.ts';
 import { createTtsRegistry } from './index.ts';
 import { createBuiltinTts } from './builtin.ts';
 

@@ -1,5 +1,5 @@
 import { openAiSdk } from '../openai-sdk.ts';
-import type { SynthesizedAudio, TtsProvider, VoiceInfo } from './port.ts';
+import type { SynthesizedAudio, TtsProvider, VoiceInfo } from '../../ports/tts.ts';
 
 // OpenAI-compatible text to speech (`POST {baseURL}/audio/speech`) through the official SDK with a
 // configurable baseURL (OpenAI, or a compatible server such as openedai-speech, Kokoro-FastAPI,

@@ -4,7 +4,7 @@ import { AppError } from '../../platform/errors.ts';
 import { createCpuPool, cpuTask } from '../../platform/cpu-pool.ts';
 import type * as poolTasks from '../../platform/cpu-pool.test-tasks.ts';
 import { holdersStarted, newGate, openGate } from '../../platform/cpu-pool.test-tasks.ts';
-import { SAMPLE_RATE } from '../../runtime/audio/frames.ts';
+import { SAMPLE_RATE } from '../../platform/audio/frames.ts';
 import { createBuiltinTts } from './builtin.ts';
 import { FAKE_SPEECH_SAMPLES_PER_CHAR, startFakeSpeechServer } from '../../../test/fakes/openai/tts.ts';
 import { createTtsRegistry } from './index.ts';

@@ -1,8 +1,6 @@
-import { concatPcm, SAMPLE_RATE } from '../../runtime/audio/frames.ts';
-import { createResampler, type Resampler, resamplePcm16 } from '../../runtime/audio/resample.ts';
-import type { TextToSpeech } from '../../runtime/ports.ts';
-import { DEFAULT_VOICE_ID } from './builtin.ts';
-import type { TtsRegistry } from './index.ts';
+import { concatPcm, SAMPLE_RATE } from '../../platform/audio/frames.ts';
+import { createResampler, type Resampler, resamplePcm16 } from '../../platform/audio/resample.ts';
+import { DEFAULT_VOICE_ID, type TextToSpeech, type TtsRegistry } from '../../ports/tts.ts';
 
 // The call runtime's TextToSpeech over the deployment's TTS providers: audio at the runtime's
 // 16 kHz. A provider that streams (an HTTP API sending its PCM as it synthesises) is played as it

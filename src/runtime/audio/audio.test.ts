@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createBuiltinTts } from '../../providers/tts/builtin.ts';
-import { FRAME_SAMPLES, SAMPLE_RATE, splitFrames } from './frames.ts';
+import { FRAME_SAMPLES, SAMPLE_RATE, splitFrames } from '../../platform/audio/frames.ts';
 import { createCallRecorder } from './recorder.ts';
-import { createResampler, resamplePcm16 } from './resample.ts';
+import { createResampler, resamplePcm16 } from '../../platform/audio/resample.ts';
 import { createVoiceActivityDetector } from './vad.ts';
 
 // The runtime's audio parts on real audio: built-in synthesised speech, tones, silence.

@@ -1,4 +1,4 @@
-import { msToSamples, SAMPLE_RATE } from './frames.ts';
+import { msToSamples, SAMPLE_RATE } from '../../platform/audio/frames.ts';
 
 // The call recording: both sides mixed into one mono track, on the call's timeline (ms since the
 // answer). Nothing on the frame path touches fresh memory, which costs a page fault per 4 KB here

@@ -1,5 +1,5 @@
 import fvad from '@echogarden/fvad-wasm';
-import { FRAME_SAMPLES, SAMPLE_RATE } from './frames.ts';
+import { FRAME_SAMPLES, SAMPLE_RATE } from '../../platform/audio/frames.ts';
 
 // Voice activity detection with the WebRTC VAD (libfvad compiled to WebAssembly): one detector
 // per call, a few microseconds per 20 ms frame, so it runs on the frame path. Mode 0 is the least

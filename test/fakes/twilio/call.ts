@@ -1,5 +1,5 @@
 import alawmulaw from 'alawmulaw';
-import { resamplePcm16 } from '../../../src/runtime/audio/resample.ts';
+import { resamplePcm16 } from '../../../src/platform/audio/resample.ts';
 import type { MediaStream } from './media-stream.ts';
 import { AgentPlayback } from './playback.ts';
 import { API_VERSION, deferred, friendlyName, newSid, rfc2822, type Timers } from './support.ts';

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { workspaceOf } from '../../../platform/auth/authenticate.ts';
 import { csvStream } from '../../../platform/csv.ts';
-import type { BlobStore } from '../../../platform/blobs/port.ts';
+import type { BlobStore } from '../../../ports/blobs.ts';
 import { AppError, invalidState, notFound } from '../../../platform/errors.ts';
 import { IdParams, ListOf, mediaBody, NoContent } from '../../../platform/http/schemas.ts';
 import { pageRequest, toPage } from '../../../platform/pagination.ts';

@@ -1,4 +1,4 @@
-// Audio inside the call runtime: PCM16 mono at 16 kHz, in frames of 20 ms.
+// Audio of a call, in the runtime and at the adapters' edge: PCM16 mono at 16 kHz, in frames of 20 ms.
 
 export const SAMPLE_RATE = 16_000;
 export const FRAME_MS = 20;

@@ -1,7 +1,9 @@
-import { concatPcm, FRAME_MS, FRAME_SAMPLES } from './audio/frames.ts';
+import { concatPcm, FRAME_MS, FRAME_SAMPLES } from '../../platform/audio/frames.ts';
 import type { FarEnd } from './media-pair.ts';
-import type { CallerUtterance, RuntimeClock, RuntimeTimer, SpeechToText, TextToSpeech } from './ports.ts';
-import { held } from './timed-ports.ts';
+import { held, type RuntimeClock, type RuntimeTimer } from '../../ports/clock.ts';
+import type { SpeechToText } from '../../ports/stt.ts';
+import type { CallerUtterance } from '../../ports/telephony.ts';
+import type { TextToSpeech } from '../../ports/tts.ts';
 
 // A simulated caller on the far end of a media pair: it listens to the agent (frames, marks,
 // clears), speaks its script as synthesised audio paced by the clock, and sends silence in

@@ -1,4 +1,4 @@
-import type { MediaCloseReason, MediaStream } from './ports.ts';
+import type { MediaCloseReason, MediaStream } from '../../ports/media.ts';
 
 // An in-memory media connection: the runtime's MediaStream on one side, a far end on the other
 // (the sandbox's simulated callee, or a test). Frames cross synchronously, nothing is buffered:

@@ -1,4 +1,4 @@
-// Small English text helpers the built-in LLM uses: tokens, keywords, sentences, number words.
+// Small English text helpers (the engine's end-call phrases, the built-in LLM): tokens, keywords, sentences, number words.
 
 const STOP_WORDS = new Set(
   (

@@ -2,6 +2,7 @@
 // media WebSocket (GET /v1/media/stream?token=), or LiveKit rooms when LIVEKIT_* is set
 // (src/providers/media/livekit.ts). The agent's side of a LiveKit room is bridged into the same
 // call session as every call.
+import type { MediaStream } from './media.ts';
 
 export interface RoomGrant {
   /** The room's name (one per voice session). */
@@ -31,4 +32,11 @@ export interface RealtimeMediaProvider {
   /** Removes the room (ends the session for every participant). */
   deleteRoom(roomName: string): Promise<void>;
   health(): Promise<RealtimeHealth>;
+  /**
+   * Joins a room as the agent participant with `token` (minted for that room): its audio as the
+   * runtime's MediaStream. The real-time SDK loads here, on first use.
+   */
+  joinAsAgent(token: string): Promise<MediaStream>;
+  /** Releases what joining loaded (LiveKit's native side keeps the process alive until then); nothing when nobody joined. */
+  dispose(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import type { WasmMediaEncoder } from 'wasm-media-encoders';
 import { type CpuRunner, type CpuRunOptions, cpuTask } from '../../platform/cpu-pool.ts';
 import { infoFrame } from './mp3-info-tag.ts';
-import type * as worker from './worker.ts';
+import type * as worker from './mp3-worker.ts';
 
 // MP3 encoding of mono PCM16 (voice previews, call recordings). wasm-media-encoders is LAME 3.100
 // compiled to WebAssembly, shipped inside its npm package (no native addon, no install script):
@@ -38,7 +38,7 @@ export async function encodeMp3(pcm: Int16Array, sampleRate: number, kbps: Kbps 
   return info ? Buffer.concat([info, audio]) : audio;
 }
 
-const encodeTask = cpuTask<typeof worker.encodeMp3Audio>(new URL('./worker.ts', import.meta.url), 'encodeMp3Audio');
+const encodeTask = cpuTask<typeof worker.encodeMp3Audio>(new URL('./mp3-worker.ts', import.meta.url), 'encodeMp3Audio');
 
 /**
  * encodeMp3 in a worker thread of `cpu`. A voice preview encodes in the default `request` lane

@@ -1,0 +1,98 @@
+// The telephony port: places and answers calls and hands each connected call to the runtime as
+// CallMedia (its audio stream, its recogniser and clock when it brings its own). Implemented by
+// src/providers/telephony/ (the sandbox simulates the callee, Twilio dials for real); consumed by
+// the call runtime and modules/calls. Nothing here knows HTTP, SQL or a vendor.
+import type { RuntimeClock } from './clock.ts';
+import type { MediaStream } from './media.ts';
+import type { SpeechToText } from './stt.ts';
+
+/** Why a session ended, as the runtime records it (the web transport tells its client on hang-up). */
+export type SessionEndReason =
+  | 'caller_goodbye'
+  | 'customer_hangup'
+  | 'agent_end_call'
+  | 'transferred'
+  | 'voicemail'
+  | 'media_error'
+  | 'api_hangup'
+  | 'max_duration'
+  | 'insufficient_balance'
+  | 'silence_timeout';
+
+/** The caller id the sandbox provides when a call names none. */
+export const SANDBOX_CALLER_ID = '+15550100001';
+
+/** A connected call as the telephony adapter hands it over. */
+export interface CallMedia {
+  stream: MediaStream;
+  /** The adapter's own recogniser (the sandbox passes the simulated caller's text through); else the deployment's. */
+  stt?: SpeechToText;
+  /** The call's own clock (a sandbox call's virtual time); else the deployment's real one. */
+  clock?: RuntimeClock;
+  /** Simulated provider latencies of a sandbox call (`simulation.latency`). */
+  latency?: SimulatedLatency;
+  /** `machine` when an answering machine picked up (voicemail handling). */
+  answeredBy: 'human' | 'machine';
+  /**
+   * Registers the receiver of a verdict that arrives after the media started (Twilio's asynchronous
+   * answering-machine detection): `machine` turns the call to voicemail handling.
+   */
+  onAnsweredBy?(listener: (who: 'human' | 'machine') => void): void;
+  /** Hands the call to `to` (the media ends after it). */
+  transfer(to: string): Promise<void>;
+  /** Ends the call from our side; `reason` is why the session ended (the web transport tells its client). */
+  hangup(reason?: SessionEndReason): Promise<void>;
+}
+
+export type DialOutcome = { kind: 'answered'; media: CallMedia } | { kind: 'busy' } | { kind: 'no_answer' } | { kind: 'failed'; message: string };
+
+export interface DialRequest {
+  callId: string;
+  from: string;
+  to: string;
+  /** `simulation` of the call (sandbox: the caller script, simulated latencies). */
+  simulation: CallSimulation | null;
+  signal: AbortSignal;
+  /** The agent is a real-time service (a speech-to-speech model): a simulated call runs on real time, not virtual time. */
+  realTime?: boolean;
+}
+
+export interface InboundRequest {
+  callId: string;
+  from: string;
+  to: string;
+  simulation: CallSimulation | null;
+  /** As DialRequest.realTime. */
+  realTime?: boolean;
+}
+
+export interface SimulatedLatency {
+  /** Added to each recognition, after the recogniser answered. */
+  stt_ms?: number;
+  /** Before the engine is asked (its first token comes this late). */
+  llm_first_token_ms?: number;
+  /** Before each synthesis' first audio. */
+  tts_first_audio_ms?: number;
+}
+
+/** A sandbox call's simulation: the callee's lines and the providers' simulated latencies. */
+export interface CallSimulation {
+  caller_script?: CallerUtterance[];
+  latency?: SimulatedLatency;
+}
+
+/** The sandbox caller's lines: said after the agent's turn, or `interrupt_after_ms` into it (barge-in). */
+export type CallerUtterance = string | { text: string; interrupt_after_ms: number };
+
+export interface TelephonyProvider {
+  readonly name: string;
+  /** Places an outbound call; resolves when it is answered or has failed. */
+  dial(request: DialRequest): Promise<DialOutcome>;
+}
+
+/** The sandbox: dials simulated callees, and answers inbound calls from simulated callers. */
+export interface SandboxTelephony extends TelephonyProvider {
+  readonly name: 'sandbox';
+  /** An inbound call to one of the workspace's numbers, from a simulated caller. */
+  acceptInbound(request: InboundRequest): CallMedia;
+}
