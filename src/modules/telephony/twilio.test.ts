@@ -12,6 +12,7 @@ import type { FakeCall } from '../../../test/fakes/twilio/types.ts';
 import { createTtsRegistry } from '../../providers/tts/index.ts';
 import { createRuntimeSpeech } from '../../providers/tts/runtime-speech.ts';
 import { as, createCallAgent, placeCall, waitForEnd } from '../calls/test-helpers.ts';
+import { buyNumber as buyNumberOf } from './test-helpers.ts';
 import { freePort } from '../../../test/support/ports.ts';
 
 // Real phone calls end to end against a local fake Twilio written from Twilio's documentation:
@@ -70,16 +71,7 @@ async function callerSays(call: FakeCall, text: string) {
 
 const rms = (pcm: Int16Array) => Math.sqrt(pcm.reduce((sum, s) => sum + s * s, 0) / Math.max(1, pcm.length));
 
-async function buyNumber(user: TestUser, agentId: string): Promise<{ id: string; number: string }> {
-  const available = await t.request({ method: 'GET', url: '/v1/phone-numbers/available?country=US&area_code=415', ...as(user) });
-  assert.equal(available.statusCode, 200, available.body);
-  const number = available.json().data[0].number as string;
-  const bought = await t.request({ method: 'POST', url: '/v1/phone-numbers/buy', ...as(user), payload: { number } });
-  assert.equal(bought.statusCode, 201, bought.body);
-  const assigned = await t.request({ method: 'POST', url: `/v1/phone-numbers/${bought.json().id}/assign`, ...as(user), payload: { agent_id: agentId } });
-  assert.equal(assigned.statusCode, 200, assigned.body);
-  return { id: bought.json().id, number };
-}
+const buyNumber = (user: TestUser, agentId: string) => buyNumberOf(t, user, agentId);
 
 async function latestCall(user: TestUser) {
   const list = await t.request({ method: 'GET', url: '/v1/calls', ...as(user) });

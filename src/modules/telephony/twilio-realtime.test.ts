@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { callerAudio } from '../../../test/fakes/openai-realtime/caller.ts';
+import { type ResponderContext, startFakeRealtimeServer } from '../../../test/fakes/openai-realtime/server.ts';
+import { startFakeTwilio } from '../../../test/fakes/twilio/index.ts';
+import { buildTestApp } from '../../../test/support/app.ts';
+import { signUp } from '../../../test/support/fixtures.ts';
+import { freePort } from '../../../test/support/ports.ts';
+import { as, createCallAgent, waitForEnd } from '../calls/test-helpers.ts';
+import { buyNumber } from './test-helpers.ts';
+
+// A speech-to-speech agent on a real phone call: the fake Twilio's caller speaks mu-law over Media
+// Streams, the platform hands the audio to the model (the fake Realtime server, told what it
+// "hears"), the model's speech goes back as mu-law, a barge-in clears Twilio's buffer, and the
+// model ending the call hangs up. No STT is configured: the model hears for itself.
+
+const ACCOUNT_SID = `AC${'7b'.repeat(16)}`;
+const AUTH_TOKEN = 'twilio-realtime-auth-token-0123456';
+const PUBLIC_BASE_URL = 'https://voice.example.test';
+
+const port = await freePort();
+const twilio = await startFakeTwilio({ accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, speed: 1, owned: [], proxy: { publicBaseUrl: PUBLIC_BASE_URL, localBaseUrl: `http://127.0.0.1:${port}` } });
+const model = await startFakeRealtimeServer({ apiKey: 'sk-phone', timing: { msPerWord: 80 } });
+after(async () => {
+  await twilio.close();
+  await model.close();
+});
+const t = await buildTestApp({
+  env: {
+    TELEPHONY_PROVIDER: 'twilio',
+    TWILIO_ACCOUNT_SID: ACCOUNT_SID,
+    TWILIO_AUTH_TOKEN: AUTH_TOKEN,
+    TWILIO_API_BASE_URL: twilio.baseUrl,
+    // Twilio carries real audio, so start-up wants a recogniser; a speech-to-speech call never uses it.
+    STT_BASE_URL: 'http://127.0.0.1:9/v1',
+    REALTIME_BASE_URL: model.url,
+    REALTIME_API_KEY: 'sk-phone',
+    PUBLIC_BASE_URL,
+    TRUST_PROXY: 'true',
+  },
+});
+await t.app.listen({ port, host: '127.0.0.1' });
+
+const sayExactly = ({ instructions }: ResponderContext) => ({ text: /"(.*)"$/.exec(instructions ?? '')?.[1] ?? '' });
+const speech = (ms: number) => Int16Array.from(callerAudio([{ speechMs: ms }]).flatMap((frame) => Array.from(frame)));
+
+describe('a speech-to-speech agent on a Twilio call', () => {
+  it('greets in mu-law, answers, is cut off (clear), ends the call on end_call; transcript, recording, cost', async () => {
+    const user = await signUp(t);
+    const agent = await createCallAgent(t, user, { llm: { provider: 'openai-realtime' }, voice: 'ash', barge_in_min_ms: 100 });
+    const { number } = await buyNumber(t, user, agent.id);
+    model.reply(sayExactly, { text: 'We open at nine in the morning every day of the week except on Sundays and public holidays' }, { functionCall: { name: 'end_call', arguments: { reason: 'caller_goodbye' } } }, { text: 'Goodbye!' });
+    model.hear('When do you open?', 'Thanks, bye');
+    const call = await twilio.placeInboundCall({ from: '+14155550123', to: number });
+    await call.streamStarted;
+    await call.waitForAgentAudio(10_000);
+    await call.waitForAgentQuiet(400, 20_000);
+    await call.say(speech(400));
+    await call.silence(700);
+    await call.waitForAgentAudio(20_000);
+    const clears = call.clears;
+    await call.say(speech(400));
+    await call.silence(700);
+    const final = await call.ended;
+    assert.equal(final.status, 'completed');
+    assert.ok(call.clears > clears, 'the barge-in cleared the agent audio Twilio held');
+    const listed = (await t.request({ method: 'GET', url: '/v1/calls', ...as(user) })).json().data[0];
+    const ended = await waitForEnd(t, user, listed.id, 30_000);
+    assert.deepEqual([ended.status, ended.end_reason, ended.direction], ['completed', 'caller_goodbye', 'inbound']);
+    const texts = ended.transcript.map((e: { role: string; text: string; interrupted?: boolean }) => `${e.role}${e.interrupted ? ' (cut)' : ''}: ${e.text}`);
+    assert.equal(texts[0], 'agent: Hello, this is Ada from the bistro. How can I help?');
+    assert.equal(texts[1], 'user: When do you open?');
+    assert.match(texts[2], /^agent \(cut\): We open at/);
+    assert.deepEqual(texts.slice(3), ['user: Thanks, bye', 'agent: Goodbye!']);
+    assert.ok(ended.latency.turns >= 1);
+    assert.ok(ended.cost_usd > 0);
+    const recording = await t.request({ method: 'GET', url: `/v1/calls/${ended.id}/recording.mp3`, ...as(user) });
+    assert.equal(recording.statusCode, 200);
+    assert.equal(model.connections.at(-1)?.session().audio.output.voice, 'ash');
+  });
+});
