@@ -10,6 +10,10 @@ import type { SessionObserver, TranscriptEntry } from './outcome.ts';
 import type { CallMedia } from '../ports/telephony.ts';
 import type { CallAgent } from './call-agent.ts';
 import { createSpeechModelCall } from './speech-model-call.ts';
+import { createDialogueEngine } from '../engine/engine.ts';
+import { inMemoryKnowledge, recordingInvoker } from '../engine/fixtures/doubles.ts';
+import { createBuiltinLlm } from '../providers/llm/builtin.ts';
+import type { DialogueEngine } from '../engine/types.ts';
 
 // A call whose agent thinks in speech, end to end in one process: the runtime over a media pair,
 // the OpenAI Realtime adapter, and the fake Realtime server (which cannot hear: each caller turn
@@ -24,7 +28,7 @@ afterEach(() => fake.reset());
 const sayExactly = ({ instructions }: ResponderContext) => ({ text: /"(.*)"$/.exec(instructions ?? '')?.[1] ?? '' });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function startCall(overrides: Partial<CallAgent> = {}, options: { machine?: boolean; model?: typeof model } = {}) {
+function startCall(overrides: Partial<CallAgent> = {}, options: { machine?: boolean; model?: typeof model; engine?: DialogueEngine } = {}) {
   const clock = createScaledClock(1);
   const { stream, far } = createMediaPair();
   const seen = { clears: 0, agentFrames: 0, transfers: [] as string[], errors: [] as string[], hangups: 0 };
@@ -44,7 +48,7 @@ function startCall(overrides: Partial<CallAgent> = {}, options: { machine?: bool
   };
   const transcript: TranscriptEntry[] = [];
   const observer: SessionObserver = { transcript: (entry) => transcript.push(entry), transfer: () => undefined, error: (code) => seen.errors.push(code) };
-  const call = createSpeechModelCall({ clock, media, model: options.model ?? model, engine: builtinEngine(), agent: bistroAgent({ barge_in_min_ms: 100, ...overrides }), workspaceId: 'ws_test', variables: {}, observer, today: new Date('2026-11-28T12:00:00Z') });
+  const call = createSpeechModelCall({ clock, media, model: options.model ?? model, engine: options.engine ?? builtinEngine(), agent: bistroAgent({ barge_in_min_ms: 100, ...overrides }), workspaceId: 'ws_test', variables: {}, observer, today: new Date('2026-11-28T12:00:00Z') });
   const outcome = call.run();
   /** The caller speaks for `speechMs` in real time, then is silent long enough to end the turn. */
   const speak = async (speechMs: number, silenceMs = 600) => {
@@ -113,6 +117,36 @@ describe('a speech-to-speech call (OpenAI Realtime protocol)', () => {
     c.call.end('api_hangup');
     assert.equal((await c.outcome).endReason, 'api_hangup');
     fake.set({ msPerWord: 40 });
+  });
+
+  it('searches the knowledge base and calls a function, then speaks what they returned', async () => {
+    const knowledge = inMemoryKnowledge([{ knowledge_base_id: 'kb_bistro', source_id: 'src_1', chunk_id: 'chk_1', text: 'The bistro opens at nine and closes at ten.' }]);
+    const invoker = recordingInvoker({ book_table: (args) => ({ status: 201, body: { confirmation: `T-${String(args.people)}` } }) });
+    const engine = createDialogueEngine({ llm: createBuiltinLlm(), knowledge, functions: invoker });
+    const bookTable = { name: 'book_table', description: 'Books a table', url: 'https://bistro.example/book', method: 'POST' as const, parameters: { type: 'object', properties: { people: { type: 'number' } } }, timeout_ms: 5000 };
+    const lastOutput = (items: ResponderContext['items']) => JSON.parse(items.at(-1)?.text ?? '{}');
+    fake.reply(
+      sayExactly,
+      { functionCall: { name: 'search_knowledge_base', arguments: { query: 'opening hours' } } },
+      ({ items }) => ({ text: lastOutput(items).results[0].text }),
+      { functionCall: { name: 'book_table', arguments: { people: 2 } } },
+      ({ items }) => ({ text: `Booked, confirmation ${lastOutput(items).body.confirmation}.` }),
+    );
+    fake.hear('When are you open?', 'Book a table for two');
+    const c = startCall({ knowledge_base_ids: ['kb_bistro'], functions: [bookTable] }, { engine });
+    await waitFor(() => c.said('agent').length === 1);
+    await c.speak(300);
+    await waitFor(() => c.said('agent').length === 2);
+    await c.speak(300);
+    await waitFor(() => c.said('agent').length === 3);
+    assert.deepEqual(c.said('agent').slice(1), ['The bistro opens at nine and closes at ten.', 'Booked, confirmation T-2.']);
+    assert.deepEqual(knowledge.searches.map((search) => [search.workspaceId, search.knowledgeBaseIds, search.query]), [['ws_test', ['kb_bistro'], 'opening hours']]);
+    assert.deepEqual(invoker.calls.map((call) => [call.name, call.args]), [['book_table', { people: 2 }]]);
+    // Each answer after a tool is still the answer to the caller's turn: its latency counts the tool.
+    assert.ok(c.transcript.filter((e) => e.role === 'agent').slice(1).every((e) => typeof e.latency_ms === 'number'));
+    assert.deepEqual(fake.connections.at(-1)?.session().tools.map((tool: { name: string }) => tool.name), ['end_call', 'search_knowledge_base', 'book_table']);
+    c.call.end('api_hangup');
+    await c.outcome;
   });
 
   it('transfers when the model calls transfer_call, after saying so', async () => {
