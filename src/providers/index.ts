@@ -67,7 +67,11 @@ export function createProviders(inputs: ProviderInputs, overrides: ProviderOverr
     const key = `${llm.provider}:${llm.model}`;
     let adapter = llms.get(key);
     if (!adapter) {
-      adapter = llm.provider === 'openai' ? createLlm({ ...config.llm, model: llm.model }, { clock }) : createLlm({ model: llm.model }, { clock });
+      // A speech-to-speech agent's text (chat, widgets' chat, extraction) goes to the deployment's chat
+      // model at its default LLM_MODEL (its own model speaks, it does not chat), else the built-in engine.
+      if (llm.provider === 'openai') adapter = createLlm({ ...config.llm, model: llm.model }, { clock });
+      else if (llm.provider === 'openai-realtime') adapter = createLlm(config.llm, { clock });
+      else adapter = createLlm({ model: llm.model }, { clock });
       if (llms.size < MAX_CACHED_LLMS) llms.set(key, adapter);
     }
     return adapter;

@@ -31,6 +31,11 @@ describe('speech-to-speech agents', () => {
     assert.deepEqual([back.llm.provider, back.voice], ['builtin', 'builtin-ava']);
     const again = (await t.request({ method: 'PATCH', url: `/v1/agents/${agent.id}`, ...as(user), payload: { llm: { provider: 'openai-realtime', model: 'gpt-realtime-mini' } } })).json();
     assert.deepEqual([again.llm.model, again.voice], ['gpt-realtime-mini', 'alloy']);
+    // Text chat has no speech model: without LLM_BASE_URL the built-in engine answers it.
+    const chat = await t.request({ method: 'POST', url: `/v1/agents/${agent.id}/chat`, ...as(user), payload: { message: 'Hello there' } });
+    assert.equal(chat.statusCode, 200, chat.body);
+    assert.ok(chat.json().reply.length > 0);
+    assert.equal(fake.connections.length, 0, 'no Realtime session for a text chat');
   });
 
   it('a sandbox call: greeting, the caller heard and answered, end_call, with transcript, latency, recording, extraction and cost', async () => {
