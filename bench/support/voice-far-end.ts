@@ -6,6 +6,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { startFakeOpenAi } from '../../test/fakes/openai/llm.ts';
 import { startFakeSttServer } from '../../test/fakes/openai/stt.ts';
+import { startFakeRealtimeServer } from '../../test/fakes/openai-realtime/server.ts';
 import { startFakeTwilio } from '../../test/fakes/twilio/index.ts';
 import type { FakeCall } from '../../test/fakes/twilio/types.ts';
 import { createTtsRegistry } from '../../src/providers/tts/index.ts';
@@ -19,7 +20,7 @@ export interface FarEndSettings {
   accountSid: string;
   authToken: string;
   publicBaseUrl: string;
-  pace: { sttMs: number; llmFirstTokenMs: number; tokensPerSecond: number; ttsFirstAudioMs: number };
+  pace: { sttMs: number; llmFirstTokenMs: number; tokensPerSecond: number; ttsFirstAudioMs: number; realtimeFirstAudioMs: number };
   question: string;
   replies: number;
 }
@@ -45,11 +46,18 @@ async function serveModels(port: MessagePort) {
   // Speech streamed in pieces faster than it plays, the first after the model's time to first audio.
   const tts = await startFakeSpeechServer({ stream: { chunks: 12, delayMs: 40, firstDelayMs: settings.pace.ttsFirstAudioMs } });
   for (let i = 0; i < settings.replies; i++) llm.reply(() => ({ content: nextReply() }));
+  // A speech-to-speech model: it hears the caller's turn end by itself and answers after its own
+  // time to first audio, streaming the audio faster than it plays (100 ms chunks every 20 ms).
+  const realtime = await startFakeRealtimeServer({
+    apiKey: 'bench',
+    timing: { firstAudioDelayMs: settings.pace.realtimeFirstAudioMs, audioChunkIntervalMs: 20, msPerWord: 250 },
+    fallback: ({ instructions }) => ({ text: instructions ? (/"(.*)"$/.exec(instructions)?.[1] ?? '') : nextReply() }),
+  });
   stt.say(...Array.from({ length: settings.replies }, () => settings.question));
   const loop = monitorEventLoopDelay({ resolution: 10 });
   port.on('message', async (request: FarEndRequest | { type: 'loop' }) => {
     if (request.type === 'close') {
-      await Promise.all([stt.close(), llm.close(), tts.close()]);
+      await Promise.all([stt.close(), llm.close(), tts.close(), realtime.close()]);
       port.postMessage({ type: 'closed' });
     } else if (request.type === 'loop') {
       // The models' own event-loop delay since the last question: their lateness is not the platform's.
@@ -58,7 +66,7 @@ async function serveModels(port: MessagePort) {
     }
   });
   loop.enable();
-  port.postMessage({ type: 'ready', stt: stt.baseUrl, llm: llm.url, tts: tts.baseUrl });
+  port.postMessage({ type: 'ready', stt: stt.baseUrl, llm: llm.url, tts: tts.baseUrl, realtime: realtime.url });
 }
 
 async function serveCallers(port: MessagePort) {

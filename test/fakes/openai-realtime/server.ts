@@ -48,12 +48,15 @@ export interface FakeRealtimeServer {
   close(): Promise<void>;
 }
 
-export async function startFakeRealtimeServer(options: { apiKey?: string; tls?: { key: string; cert: string }; timing?: Partial<SessionScript['timing']> } = {}): Promise<FakeRealtimeServer> {
+export async function startFakeRealtimeServer(
+  options: { apiKey?: string; tls?: { key: string; cert: string }; timing?: Partial<SessionScript['timing']>; fallback?: RealtimeResponder } = {},
+): Promise<FakeRealtimeServer> {
   const apiKey = options.apiKey ?? 'sk-fake-realtime';
   const script: SessionScript = {
     timing: { firstAudioDelayMs: 0, audioChunkIntervalMs: 0, msPerWord: 300, transcriptionDelayMs: 0, sessionCreatedDelayMs: 0, ...options.timing },
     heard: [],
     replies: [],
+    fallback: options.fallback,
   };
   const connections: FakeRealtimeConnection[] = [];
   const server = options.tls ? https.createServer(options.tls) : http.createServer();

@@ -24,6 +24,8 @@ export interface SessionScript {
   /** The texts of the next caller turns, in order. */
   heard: string[];
   replies: RealtimeResponder[];
+  /** Answers a response when no reply is queued (a benchmark's endless conversation). */
+  fallback?: RealtimeResponder;
 }
 
 const id = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
@@ -70,7 +72,7 @@ export function createFakeSession(options: { intent: 'realtime' | 'transcription
 
   function respond(instructions: string | null, clientEvent?: string) {
     if (response && !response.ended) return refuse('Conversation already has an active response in progress.', 'conversation_already_has_active_response', clientEvent);
-    const next = script.replies.shift() ?? { text: '' };
+    const next = script.replies.shift() ?? script.fallback ?? { text: '' };
     const reply = typeof next === 'function' ? next({ instructions, items: [...items], session }) : next;
     const itemId = id('item');
     itemIds.add(itemId);
