@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import WebSocket, { type RawData } from 'ws';
+import WebSocket from 'ws';
 import { startFakeSttServer } from '../../../test/fakes/openai/stt.ts';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { connectMedia, sendPaced, transcriptLines } from '../../../test/support/media-client.ts';
