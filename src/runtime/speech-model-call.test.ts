@@ -149,6 +149,25 @@ describe('a speech-to-speech call (OpenAI Realtime protocol)', () => {
     await c.outcome;
   });
 
+  it('an agent that may not be interrupted: speech over it is no turn, the answer the model starts to it is cancelled', async () => {
+    fake.set({ msPerWord: 120 });
+    fake.reply(sayExactly, { text: 'Nobody hears this' }, { text: 'We open at nine.' });
+    fake.hear('Hello hello', 'When do you open?');
+    const c = startCall({ interruptible: false, first_message: 'Hello and welcome to the bistro where we serve fresh pasta every single day of the week' });
+    await waitFor(() => c.seen.agentFrames >= 5);
+    await c.speak(300);
+    await waitFor(() => c.said('agent').length === 1);
+    await c.speak(300);
+    await waitFor(() => c.said('agent').length === 2);
+    assert.deepEqual(c.said('agent'), ['Hello and welcome to the bistro where we serve fresh pasta every single day of the week', 'We open at nine.']);
+    assert.equal(c.transcript[0].interrupted, undefined);
+    assert.equal(c.seen.clears, 0);
+    assert.equal(fake.connections.at(-1)?.received.filter((e) => e.type === 'response.cancel').length, 1);
+    c.call.end('api_hangup');
+    await c.outcome;
+    fake.set({ msPerWord: 40 });
+  });
+
   it('transfers when the model calls transfer_call, after saying so', async () => {
     fake.reply(sayExactly);
     fake.hear('Can I talk to a person?');

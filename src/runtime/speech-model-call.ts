@@ -167,8 +167,9 @@ export function createSpeechModelCall(deps: SpeechModelCallDeps) {
   }
 
   async function onFunctionCall(event: Extract<SpeechModelEvent, { type: 'function_call' }>) {
-    if (!toolbox || ended) return;
-    if (speaking && speaking.id === event.responseId) speaking.toolCalls++;
+    // A function called in a response that is not the one speaking (a cancelled one) is not run.
+    if (!toolbox || ended || !speaking || speaking.id !== event.responseId) return;
+    speaking.toolCalls++;
     const actionsBefore = toolbox.actions.length;
     const result = await held(clock, toolbox.run(event.name, event.arguments));
     if (ended) return;
@@ -228,6 +229,13 @@ export function createSpeechModelCall(deps: SpeechModelCallDeps) {
         if (event.final) callerSince = null;
         return;
       case 'response_started':
+        // The model answering what the caller said over an agent that may not be interrupted: as in
+        // the cascade, that speech is no turn. The response is cancelled; its events are dropped
+        // (they name a response that is not the one speaking).
+        if (speaking && lastTurnEndAt !== null && !agent.interruptible) {
+          lastTurnEndAt = null;
+          return session?.interrupt();
+        }
         // A response after one still playing (the answer after a function call) follows it;
         // one that replaces a response still being generated cuts it.
         // The answer after a function call still answers the caller's turn (its latency counts the tool).
