@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
+import { idsByPage } from '../../../test/support/paging.ts';
 import { createLogger } from '../../platform/logging.ts';
 import { as } from '../calls/test-helpers.ts';
 import { createWalletRepo } from '../wallet/repo.ts';
@@ -37,15 +38,7 @@ describe('payment history', () => {
       [9, 8, 7, 6, 5],
     );
     assert.deepEqual([whole.has_more, whole.next_cursor], [false, null]);
-    const pages = [];
-    let cursor: string | null = null;
-    do {
-      const url: string = `/v1/payments/history?limit=2${cursor ? `&cursor=${cursor}` : ''}`;
-      const page = (await t.request({ method: 'GET', url, ...as(user) })).json();
-      pages.push(page.data.map((p: { id: string }) => p.id));
-      assert.equal(page.has_more, page.next_cursor !== null);
-      cursor = page.next_cursor;
-    } while (cursor && pages.length < 10);
+    const pages = await idsByPage(t, as(user), '/v1/payments/history', 2);
     const ids = whole.data.map((p: { id: string }) => p.id);
     assert.deepEqual(pages, [ids.slice(0, 2), ids.slice(2, 4), ids.slice(4, 5)]);
     const exact = (await t.request({ method: 'GET', url: '/v1/payments/history?limit=5', ...as(user) })).json();
