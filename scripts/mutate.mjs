@@ -47,7 +47,15 @@ const FOLDERS = {
     dir: 'src/modules/wallet',
     tests: ['src/modules/wallet/wallet.test.ts', 'src/modules/payments/payments.test.ts'],
   },
-  payments: { dir: 'src/modules/payments', tests: ['src/modules/payments/payments.test.ts', 'src/providers/payments/stripe.test.ts'] },
+  payments: {
+    dir: 'src/modules/payments',
+    tests: [
+      'src/modules/payments/payments.test.ts',
+      'src/modules/payments/stripe-settlement.test.ts',
+      'src/modules/payments/history.test.ts',
+      'src/providers/payments/stripe.test.ts',
+    ],
+  },
   campaigns: {
     dir: 'src/modules/campaigns',
     tests: [

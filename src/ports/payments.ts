@@ -24,11 +24,11 @@ export type ChargeResult =
   | { status: 'succeeded'; providerRef: string }
   | { status: 'failed'; providerRef: string | null; reason: string }
   /**
-   * Settled later by a verified webhook event (Stripe), possibly after the customer acts at
-   * `checkoutUrl`, or confirms in their browser with `clientSecret` (Stripe.js). The client secret
-   * is handed to the caller once and never stored.
+   * Settled later by a verified webhook event (Stripe), possibly after the customer confirms in
+   * their browser with `clientSecret` (Stripe.js). The client secret is handed to the caller once
+   * and never stored.
    */
-  | { status: 'pending'; providerRef: string; checkoutUrl?: string; clientSecret?: string };
+  | { status: 'pending'; providerRef: string; clientSecret?: string };
 
 /** A verified provider event about one of our payments. */
 export interface SettlementEvent {

@@ -52,10 +52,11 @@ const awaitsCustomer = (payment: Pick<PaymentRow, 'payment_method' | 'trigger'>)
 
 export function createPaymentsService(deps: PaymentsDeps) {
   const { db, clock, events, provider } = deps;
-  const wallet = createWalletRepo({ events });
+  // No emitter: a payment only credits, and wallet.low_balance follows a debit crossing below.
+  const wallet = createWalletRepo();
 
-  /** pending → succeeded (credit + payment.succeeded) or failed, once; false when already settled. */
-  async function settle(tx: Executor, paymentId: string, outcome: { status: 'succeeded' } | { status: 'failed'; reason: string }): Promise<boolean> {
+  /** pending → succeeded (credit + payment.succeeded) or failed, once; nothing when already settled. */
+  async function settle(tx: Executor, paymentId: string, outcome: { status: 'succeeded' } | { status: 'failed'; reason: string }): Promise<void> {
     const now = clock.now();
     const settled = await tx
       .updateTable('payments')
@@ -64,7 +65,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
       .where('status', '=', 'pending')
       .returningAll()
       .executeTakeFirst();
-    if (!settled || outcome.status !== 'succeeded') return Boolean(settled);
+    if (!settled || outcome.status !== 'succeeded') return;
     const amount = Number(settled.amount_micros);
     const entry = await wallet.applyEntry(tx, {
       workspaceId: settled.workspace_id,
@@ -80,18 +81,13 @@ export function createPaymentsService(deps: PaymentsDeps) {
       data: { payment_id: settled.id, amount_usd: microsToUsd(amount), currency: settled.currency, balance_usd: microsToUsd(Number(entry.balance_after_micros)) },
       tenantOnly: true,
     });
-    return true;
   }
 
   async function applyCharge(payment: PaymentRow, result: ChargeResult): Promise<ChargedPayment> {
     await db.transaction().execute(async (tx) => {
-      if (result.providerRef) {
-        await tx.updateTable('payments').set({ provider_ref: result.providerRef, updated_at: clock.now() }).where('id', '=', payment.id).execute();
-      }
-      if (result.status === 'pending') {
-        if (result.checkoutUrl) await tx.updateTable('payments').set({ checkout_url: result.checkoutUrl }).where('id', '=', payment.id).execute();
-        return;
-      }
+      // The provider's object (null when nothing reached the provider, as the row already holds).
+      await tx.updateTable('payments').set({ provider_ref: result.providerRef, updated_at: clock.now() }).where('id', '=', payment.id).execute();
+      if (result.status === 'pending') return;
       await settle(tx, payment.id, result.status === 'succeeded' ? { status: 'succeeded' } : { status: 'failed', reason: result.reason });
     });
     const row = await db.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
+import { idsByPage } from '../../../test/support/paging.ts';
 import { securitySuite } from '../../../test/support/security.ts';
 import { as, createCallAgent, placeCall, waitForEnd } from '../calls/test-helpers.ts';
 import { createWalletRepo } from './repo.ts';
@@ -206,15 +207,7 @@ describe('wallet', () => {
       [-0.5, -0.4, -0.3, -0.2, -0.1, 10],
     );
     assert.deepEqual([whole.has_more, whole.next_cursor], [false, null]);
-    const pages = [];
-    let cursor: string | null = null;
-    do {
-      const url: string = `/v1/wallet/transactions?limit=2${cursor ? `&cursor=${cursor}` : ''}`;
-      const page = (await t.request({ method: 'GET', url, ...as(user) })).json();
-      pages.push(page.data.map((e: { id: string }) => e.id));
-      assert.equal(page.has_more, page.next_cursor !== null);
-      cursor = page.next_cursor;
-    } while (cursor && pages.length < 10);
+    const pages = await idsByPage(t, as(user), '/v1/wallet/transactions', 2);
     assert.deepEqual(pages, [whole.data.slice(0, 2), whole.data.slice(2, 4), whole.data.slice(4, 6)].map((p) => p.map((e: { id: string }) => e.id)));
     const exact = (await t.request({ method: 'GET', url: '/v1/wallet/transactions?limit=6', ...as(user) })).json();
     assert.deepEqual([exact.data.length, exact.has_more], [6, false], 'a page holding the last entry has no more');

@@ -38,13 +38,10 @@ function fromPaymentIntent(intent: Stripe.PaymentIntent): ChargeResult {
     case 'processing':
     // Not used by us (automatic capture), but funds are held: the webhook settles it.
     case 'requires_capture':
+    // 3-D Secure: we send no return_url (redirects are excluded), so Stripe asks for Stripe.js
+    // (use_stripe_sdk), never a redirect; the webhook settles the outcome.
+    case 'requires_action':
       return { status: 'pending', providerRef: intent.id };
-    case 'requires_action': {
-      // A redirect is only offered when a return_url was sent; otherwise (use_stripe_sdk) the
-      // customer must authenticate in Stripe.js, and the webhook still settles the outcome.
-      const checkoutUrl = intent.next_action?.redirect_to_url?.url ?? undefined;
-      return checkoutUrl ? { status: 'pending', providerRef: intent.id, checkoutUrl } : { status: 'pending', providerRef: intent.id };
-    }
     default:
       // requires_payment_method (declined), requires_confirmation, canceled: nothing was charged.
       return { status: 'failed', providerRef: intent.id, reason: intent.last_payment_error?.message ?? `payment ${intent.status}` };
