@@ -73,6 +73,17 @@ describe('config', () => {
     }
   });
 
+  it('speech-to-speech and streaming recognition: REALTIME_* with defaults; STT_STREAMING=realtime needs REALTIME_BASE_URL', () => {
+    const defaults = loadConfig({});
+    assert.deepEqual([defaults.realtime.baseUrl, defaults.realtime.model, defaults.realtime.transcriptionModel, defaults.realtime.connectTimeoutMs, defaults.stt.streaming], [undefined, 'gpt-realtime', 'gpt-4o-transcribe', 10_000, 'off']);
+    const set = loadConfig({ REALTIME_BASE_URL: 'http://10.0.0.5:8000/v1', REALTIME_API_KEY: 'sk-x', REALTIME_MODEL: 'mine', STT_STREAMING: 'realtime' });
+    assert.deepEqual([set.realtime.baseUrl, set.realtime.apiKey, set.realtime.model, set.stt.streaming], ['http://10.0.0.5:8000/v1', 'sk-x', 'mine', 'realtime']);
+    assert.throws(() => loadConfig({ STT_STREAMING: 'realtime' }), (error: unknown) => error instanceof ConfigError && error.variable === 'STT_STREAMING');
+    for (const [variable, value] of [['STT_STREAMING', 'whisper'], ['REALTIME_BASE_URL', 'ftp://x'], ['REALTIME_CONNECT_TIMEOUT_MS', '5']]) {
+      assert.throws(() => loadConfig({ [variable]: value }), (error: unknown) => error instanceof ConfigError && error.variable === variable, `${variable}=${value}`);
+    }
+  });
+
   it('TELEPHONY_PROVIDER=twilio needs the account SID and auth token', () => {
     const base = { TELEPHONY_PROVIDER: 'twilio', STT_BASE_URL: 'http://127.0.0.1:9/v1' };
     for (const missing of ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN']) {

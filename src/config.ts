@@ -141,6 +141,9 @@ export function loadConfig(env: Env = process.env) {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const publicBaseUrl = (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/$/, '');
   const jwtSecret = optional(env, 'JWT_SECRET');
+  if (read(env, 'STT_STREAMING') === 'realtime' && read(env, 'REALTIME_BASE_URL') === undefined) {
+    throw new ConfigError('STT_STREAMING', 'STT_STREAMING=realtime opens a Realtime transcription session per call: set REALTIME_BASE_URL');
+  }
   if (read(env, 'TELEPHONY_PROVIDER') === 'twilio' && read(env, 'STT_BASE_URL') === undefined) {
     throw new ConfigError('STT_BASE_URL', 'TELEPHONY_PROVIDER=twilio carries real audio: set STT_BASE_URL (an OpenAI-compatible /audio/transcriptions API)');
   }
@@ -278,6 +281,8 @@ export function loadConfig(env: Env = process.env) {
       apiKey: optional(env, 'STT_API_KEY'),
       model: str(env, 'STT_MODEL', 'whisper-1'),
       timeoutMs: int(env, 'STT_TIMEOUT_MS', 10_000, 100, 120_000),
+      /** `realtime`: one streaming recognition session per call over REALTIME_BASE_URL; `off`: a request per utterance. */
+      streaming: oneOf(env, 'STT_STREAMING', ['off', 'realtime'] as const, 'off'),
       /** A caller's pause after which their words are transcribed before their turn ends (0: off). */
       earlyTranscriptMs: int(env, 'STT_EARLY_TRANSCRIPT_MS', 250, 0, 5000),
     },

@@ -2,7 +2,7 @@
 // only file that names adapters) and handed to the modules as `platform.providers`.
 import type { BlobStore } from './blobs.ts';
 import type { RuntimeClock } from './clock.ts';
-import type { SpeechModel } from './speech-model.ts';
+import type { SpeechModel, StreamingSpeechToText } from './speech-model.ts';
 import type { EmbeddingsProvider } from './embeddings.ts';
 import type { LLM } from './llm.ts';
 import type { NumberInventory } from './number-inventory.ts';
@@ -38,6 +38,8 @@ export interface Providers {
   payments: PaymentsProvider;
   /** The deployment's recogniser for real audio (STT_BASE_URL); the sandbox brings its own per call. */
   stt?: SpeechToText;
+  /** Streaming recognition, one session per call (STT_STREAMING=realtime, REALTIME_BASE_URL); the batch `stt` otherwise. */
+  streamingStt?: StreamingSpeechToText;
   /** A speech-to-speech model (REALTIME_BASE_URL) for agents whose llm.provider is openai-realtime; null when none is configured. */
   speechModelFor(model: string): SpeechModel | null;
   /** Turns texts into vectors for knowledge search (EMBEDDINGS_BASE_URL); none: full-text only. */

@@ -22,6 +22,7 @@ import { createTwilioTelephony, type TwilioTelephony } from './telephony/twilio.
 import { createTwilioClient } from './telephony/twilio-client.ts';
 import { createTwilioInventory } from './telephony/twilio-inventory.ts';
 import { createOpenAiRealtime } from './realtime/openai-realtime.ts';
+import { createOpenAiRealtimeStt } from './realtime/openai-realtime-stt.ts';
 import { createTtsRegistryFromConfig, type TtsConfig } from './tts/index.ts';
 import { createRuntimeSpeech } from './tts/runtime-speech.ts';
 
@@ -40,7 +41,7 @@ export interface ProviderInputs {
     blobStore: 'fs' | 'postgres';
     dataDir: string;
     sandboxSpeed: number;
-    stt: { baseUrl?: string; apiKey?: string; model: string; timeoutMs: number };
+    stt: { baseUrl?: string; apiKey?: string; model: string; timeoutMs: number; streaming: 'off' | 'realtime' };
     telephonyProvider: 'sandbox' | 'twilio';
     twilio: { accountSid?: string; authToken?: string; apiBaseUrl: string };
     publicBaseUrl: string;
@@ -102,6 +103,11 @@ export function createProviders(inputs: ProviderInputs, overrides: ProviderOverr
     realtime: overrides.realtime ?? createRealtime(config),
     stt: overrides.stt ?? (config.stt.baseUrl ? createOpenAiStt({ ...config.stt, baseUrl: config.stt.baseUrl }) : undefined),
     speechModelFor: overrides.speechModelFor ?? speechModelFor,
+    streamingStt:
+      overrides.streamingStt ??
+      (config.stt.streaming === 'realtime' && realtime.baseUrl
+        ? createOpenAiRealtimeStt({ baseUrl: realtime.baseUrl, apiKey: realtime.apiKey, model: realtime.transcriptionModel, connectTimeoutMs: realtime.connectTimeoutMs })
+        : undefined),
     // Built on first use, as knowledge search asks for it (the SDK loads then, not at start-up).
     get embeddings() {
       if (overrides.embeddings) return overrides.embeddings;

@@ -46,6 +46,7 @@ export function createCallsModule(platform: Platform, options: { linkSecret: str
     rates,
     earlyTranscriptMs: config.stt.earlyTranscriptMs,
     wallClock: clock,
+    sttTimeoutMs: config.stt.timeoutMs,
     tracer: platform.telemetry.tracer,
     metrics: platform.metrics,
   });

@@ -17,6 +17,7 @@ import type { SessionObserver } from '../../runtime/outcome.ts';
 import type { CallMedia, DialOutcome } from '../../ports/telephony.ts';
 import type { RuntimeClock } from '../../ports/clock.ts';
 import { createSpeechModelCall } from '../../runtime/speech-model-call.ts';
+import { createStreamingRecognizer } from '../../runtime/streaming-recognizer.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { callTraceSpan } from './call-trace.ts';
 import { loadCallAgent, type RunnableAgent } from '../agents/call-agent.ts';
@@ -43,6 +44,8 @@ export interface RunnerDeps {
   rates: { callPerMinMicros: number; webVoicePerMinMicros: number };
   /** STT_EARLY_TRANSCRIPT_MS: a caller's pause after which their words are transcribed early. */
   earlyTranscriptMs: number;
+  /** STT_TIMEOUT_MS: how long a turn waits for a streaming recogniser's final result. */
+  sttTimeoutMs: number;
   /** The wall clock (a speech-to-speech model is told today's date). */
   wallClock: Clock;
   /** Tracing on: a span per call (under the dialer's job span), its turns and stages below it. */
@@ -131,11 +134,13 @@ export function createCallRunner(deps: RunnerDeps) {
       if (!model) throw new Error('no speech-to-speech model is configured (REALTIME_BASE_URL)');
       return { session: createSpeechModelCall({ ...common, model, today: deps.wallClock.now() }), close: () => undefined };
     }
-    const stt = media.stt ?? providers.stt;
+    const streaming = media.stt ? null : await openStreamingRecognizer(agent, observer);
+    const stt = media.stt ?? streaming?.stt ?? providers.stt;
     if (!stt) throw new Error('no speech recogniser is configured for this call');
     const vad = await createVoiceActivityDetector({ mode: 2 });
     const session = createCallSession({
       ...common,
+      media: streaming ? { ...media, stream: streaming.tee(media.stream) } : media,
       stt,
       tts: providers.speech,
       isSpeech: (frame) => vad.isSpeech(frame),
@@ -143,7 +148,28 @@ export function createCallRunner(deps: RunnerDeps) {
       latency: media.latency,
       trace: parts.span && deps.tracer ? callTraceSpan(deps.tracer, parts.span, clock) : undefined,
     });
-    return { session, close: () => vad.close() };
+    return {
+      session,
+      close: () => {
+        vad.close();
+        streaming?.close();
+      },
+    };
+  }
+
+  /**
+   * STT_STREAMING=realtime: the call's recognition session, its utterances ended at half the
+   * agent's turn-ending silence. A recogniser that cannot be reached leaves the call to the batch one.
+   */
+  async function openStreamingRecognizer(agent: RunnableAgent, observer: SessionObserver) {
+    if (!providers.streamingStt) return null;
+    try {
+      const session = await providers.streamingStt.open({ language: agent.language, turnEndSilenceMs: Math.round(agent.turn_end_silence_ms / 2) });
+      return createStreamingRecognizer(session, { timeoutMs: deps.sttTimeoutMs, onError: (message) => observer.error('stt_failed', message) });
+    } catch (error) {
+      observer.error('stt_failed', `streaming recognition could not start: ${error instanceof Error ? error.message : String(error)}`);
+      return null;
+    }
   }
 
   async function converse(row: CallRow, agent: RunnableAgent, media: CallMedia, dest: AgentDestination | null, entry: LiveCall, span: Span | null) {

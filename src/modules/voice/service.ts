@@ -25,6 +25,8 @@ export type VoiceSessionRow = Selectable<VoiceSessionsTable>;
 
 /** Recognises nothing: audio without STT_BASE_URL is heard by the VAD but never understood (typed text still works). */
 const deafStt: SpeechToText = { transcribe: async () => '' };
+/** The session's recogniser: the deployment's (streaming or batch, chosen by the call runner), or none that hears (typed text only). */
+const recogniserOf = (providers: { stt?: SpeechToText; streamingStt?: unknown }) => (providers.stt || providers.streamingStt ? undefined : deafStt);
 
 /** How long POST /end waits for a live call run here to be written as ended. */
 const END_WAIT_MS = 5000;
@@ -152,7 +154,7 @@ export function createVoiceService(deps: VoiceDeps) {
       stream.close();
       await realtime.deleteRoom(session.room_name).catch(() => undefined);
     };
-    void calls.runner.runInbound(ringing, { stream, stt: platform.providers.stt ?? deafStt, answeredBy: 'human', transfer: leave, hangup: leave });
+    void calls.runner.runInbound(ringing, { stream, stt: recogniserOf(platform.providers), answeredBy: 'human', transfer: leave, hangup: leave });
   }
 
   /** Stops the media writer's thread; releases the real-time SDK's native side, which keeps the process alive until disposed. */
@@ -180,7 +182,7 @@ export function createVoiceService(deps: VoiceDeps) {
     const ringing = await db.selectFrom('calls').selectAll().where('id', '=', call.id).executeTakeFirstOrThrow();
     void calls.runner.runInbound(ringing, {
       stream,
-      stt: platform.providers.stt ?? deafStt,
+      stt: recogniserOf(platform.providers),
       answeredBy: 'human',
       // A browser cannot follow a transfer: the session ends.
       transfer: async () => stream.end('agent_end_call'),

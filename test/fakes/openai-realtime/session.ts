@@ -112,7 +112,7 @@ export function createFakeSession(options: { intent: 'realtime' | 'transcription
       const words = text.split(/\s+/).filter(Boolean);
       for (const [i, word] of words.entries()) send({ type: 'conversation.item.input_audio_transcription.delta', item_id: itemId, content_index: 0, delta: `${i === 0 ? '' : ' '}${word}` });
       send({ type: 'conversation.item.input_audio_transcription.completed', item_id: itemId, content_index: 0, transcript: text, usage: { type: 'duration', seconds: 1 } });
-    }, script.timing.transcriptionDelayMs);
+    }, script.timing.transcriptionDelayMs).unref();
   }
 
   function append(audio: string, clientEvent?: string) {
