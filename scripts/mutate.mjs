@@ -76,6 +76,8 @@ const FOLDERS = {
       'src/runtime/audio/audio.test.ts',
       'src/runtime/call-session.test.ts',
       'src/runtime/call-session-rules.test.ts',
+      'src/runtime/speech-model-call.test.ts',
+      'src/runtime/streaming-recognizer.test.ts',
       // The runtime's code that only real transports reach (codecs, the media writer, Twilio frames).
       'src/modules/voice/media-socket.test.ts',
       'src/modules/voice/media-writer.test.ts',
