@@ -3,14 +3,13 @@ import { after, describe, it } from 'node:test';
 import twilio from 'twilio';
 import WebSocket from 'ws';
 import { buildTestApp } from '../../../test/support/app.ts';
+import { spoken } from '../../../test/support/speech.ts';
 import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
 import { checkMediaHealth, describeMediaHealth } from '../../providers/health.ts';
 import { createScaledClock } from '../../runtime/clock.ts';
 import { startFakeSttServer } from '../../../test/fakes/openai/stt.ts';
 import { startFakeTwilio } from '../../../test/fakes/twilio/index.ts';
 import type { FakeCall } from '../../../test/fakes/twilio/types.ts';
-import { createTtsRegistry } from '../../providers/tts/index.ts';
-import { createRuntimeSpeech } from '../../providers/tts/runtime-speech.ts';
 import { as, createCallAgent, placeCall, waitForEnd } from '../calls/test-helpers.ts';
 import { buyNumber as buyNumberOf } from './test-helpers.ts';
 import { freePort } from '../../../test/support/ports.ts';
@@ -55,12 +54,6 @@ const t = await buildTestApp({
 });
 await t.app.listen({ port, host: '127.0.0.1' });
 
-const speech = createRuntimeSpeech(createTtsRegistry());
-async function spoken(text: string): Promise<Int16Array> {
-  const chunks: Int16Array[] = [];
-  for await (const chunk of speech.synthesize(text, 'builtin-ben')) chunks.push(chunk);
-  return Int16Array.from(chunks.flatMap((c) => Array.from(c)));
-}
 
 /** The caller says `text` (the STT fake will hear it), then is quiet long enough to end the turn. */
 async function callerSays(call: FakeCall, text: string) {

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { startFakeRealtimeServer } from '../../../test/fakes/openai-realtime/server.ts';
 import { buildTestApp } from '../../../test/support/app.ts';
+import { spoken } from '../../../test/support/speech.ts';
 import { signUp } from '../../../test/support/fixtures.ts';
 import { connectMedia, sendPaced, transcriptLines } from '../../../test/support/media-client.ts';
-import { createTtsRegistry } from '../../providers/tts/index.ts';
-import { createRuntimeSpeech } from '../../providers/tts/runtime-speech.ts';
 import { as, createCallAgent } from '../calls/test-helpers.ts';
 
 // STT_STREAMING=realtime on a cascade agent in a voice session: no batch recogniser is configured;
@@ -18,13 +17,7 @@ after(() => fake.close());
 await t.app.listen({ port: 0, host: '127.0.0.1' });
 const address = t.app.server.address();
 const port = typeof address === 'object' && address ? address.port : 0;
-const speech = createRuntimeSpeech(createTtsRegistry());
 
-async function spoken(text: string): Promise<Int16Array> {
-  const chunks: Int16Array[] = [];
-  for await (const chunk of speech.synthesize(text, 'builtin-ben')) chunks.push(chunk);
-  return Int16Array.from(chunks.flatMap((c) => Array.from(c)));
-}
 
 describe('streaming recognition (STT_STREAMING=realtime)', () => {
   it('a spoken turn is transcribed as it is said: its words ready when the turn ends, answered by the agent', async () => {

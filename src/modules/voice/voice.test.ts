@@ -3,11 +3,10 @@ import { after, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { startFakeSttServer } from '../../../test/fakes/openai/stt.ts';
 import { buildTestApp } from '../../../test/support/app.ts';
+import { spoken } from '../../../test/support/speech.ts';
 import { connectMedia, sendPaced, transcriptLines } from '../../../test/support/media-client.ts';
 import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
 import { securitySuite } from '../../../test/support/security.ts';
-import { createTtsRegistry } from '../../providers/tts/index.ts';
-import { createRuntimeSpeech } from '../../providers/tts/runtime-speech.ts';
 import { as, createCallAgent } from '../calls/test-helpers.ts';
 import { startReceiver } from '../webhooks/test-receiver.ts';
 import { createWebhookWorker } from '../webhooks/worker.ts';
@@ -27,13 +26,7 @@ const t = await buildTestApp({ env: { STT_BASE_URL: stt.baseUrl } });
 await t.app.listen({ port: 0, host: '127.0.0.1' });
 const address = t.app.server.address();
 const port = typeof address === 'object' && address ? address.port : 0;
-const speech = createRuntimeSpeech(createTtsRegistry());
 
-async function spoken(text: string): Promise<Int16Array> {
-  const chunks: Int16Array[] = [];
-  for await (const chunk of speech.synthesize(text, 'builtin-ben')) chunks.push(chunk);
-  return Int16Array.from(chunks.flatMap((c) => Array.from(c)));
-}
 
 const connect = (token: string) => connectMedia(port, token);
 const say = sendPaced;
