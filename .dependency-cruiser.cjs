@@ -9,12 +9,6 @@
 // anything). `platform/db/schema.ts`, which joins the modules' table types into the Database type,
 // is left out of the graph: the one accepted platform → modules import (docs/decisions.md).
 
-/** Module-to-module cycles known when the rule came (issue 30: to remove). Each pair may keep its
- * own cycle; any other cycle through either module fails. */
-const KNOWN_MODULE_CYCLES = [
-  ['workspaces', 'invitations'], // issue 30: to remove
-];
-
 /** Imports from a layer to an adapter or a higher layer known when the rule came (issue 30: to
  * remove), each as [from file, to file]. modules/telephony serves the Twilio adapter's webhooks and
  * Media Streams (signature checks with Twilio's SDK, its media framing, its call statuses): to go
@@ -40,27 +34,15 @@ function layerRule(name, comment, from, to) {
   return rules;
 }
 
-const inCycle = KNOWN_MODULE_CYCLES.flat();
 const moduleCycleRules = [
   {
     name: 'no-module-cycle',
     comment: 'Modules depend on each other one way only: a cycle between src/modules/<a> and src/modules/<b> ties them into one.',
     severity: 'error',
     scope: 'folder',
-    from: { path: '^src/modules/([^/]+)', pathNot: `^src/modules/(${inCycle.join('|')})(/|$)` },
+    from: { path: '^src/modules/([^/]+)' },
     to: { circular: true, path: '^src/modules/', pathNot: '^src/modules/$1(/|$)' },
   },
-  ...inCycle.map((name) => {
-    const partners = KNOWN_MODULE_CYCLES.filter((pair) => pair.includes(name)).flat();
-    return {
-      name: 'no-module-cycle',
-      comment: `As above; ${name}'s known cycle with ${partners.filter((p) => p !== name).join(', ')} is allowed (issue 30: to remove).`,
-      severity: 'error',
-      scope: 'folder',
-      from: { path: `^src/modules/${name}(/|$)` },
-      to: { circular: true, path: '^src/modules/', pathNot: `^src/modules/(${[...new Set(partners)].join('|')})(/|$)` },
-    };
-  }),
 ];
 
 module.exports = {

@@ -56,11 +56,11 @@ const FIXTURE: Record<string, string> = {
   'src/modules/alpha/uses-adapter.ts': "import { sandbox } from '../../providers/telephony/sandbox.ts';\nexport const uses = sandbox;\n",
   'src/modules/alpha/uses-overrides.ts': "import type { ProviderOverrides } from '../../providers/index.ts';\nexport type Uses = ProviderOverrides;\n",
   'src/modules/alpha/alpha.test.ts': "import { sandbox } from '../../providers/telephony/sandbox.ts';\nexport const t = sandbox;\n",
-  // Known: workspaces ↔ invitations; and modules/telephony → the Twilio adapter.
-  'src/modules/workspaces/routes.ts': "import { invite } from '../invitations/service.ts';\nexport const routes = invite;\n",
+  // Known: modules/telephony → the Twilio adapter. Invitations depend on workspaces, one way.
   'src/modules/invitations/service.ts': "import { members } from '../workspaces/repo.ts';\nexport const invite = members;\n",
   'src/modules/workspaces/repo.ts': 'export const members = 3;\n',
-  // A new cycle through a module of a known one still fails.
+  // Workspaces importing invitations back (the cycle issue 30 removed) fails, as any cycle does.
+  'src/modules/workspaces/routes.ts': "import { invite } from '../invitations/service.ts';\nexport const routes = invite;\n",
   'src/modules/workspaces/uses-gamma.ts': "import { gamma } from '../gamma/service.ts';\nexport const w = gamma;\n",
   'src/modules/gamma/service.ts': "import { members } from '../workspaces/repo.ts';\nexport const gamma = members;\n",
   'src/modules/telephony/routes.ts': "import { twilio } from '../../providers/telephony/twilio.ts';\nimport { voice } from '../../providers/tts/voice.ts';\nexport const routes = [twilio, voice];\n",
@@ -80,6 +80,8 @@ const EXPECTED = [
   'no-module-cycle: src/modules/alpha → src/modules/beta',
   'no-module-cycle: src/modules/beta → src/modules/alpha',
   'no-module-cycle: src/modules/gamma → src/modules/workspaces',
+  'no-module-cycle: src/modules/invitations → src/modules/workspaces',
+  'no-module-cycle: src/modules/workspaces → src/modules/invitations',
   'no-module-cycle: src/modules/workspaces → src/modules/gamma',
 ].sort();
 

@@ -1,18 +1,76 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { userOf } from '../../platform/auth/authenticate.ts';
+import { userOf, workspaceOf } from '../../platform/auth/authenticate.ts';
+import { ListQuery, NoContent } from '../../platform/http/schemas.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { createWorkspacesRepo } from '../workspaces/repo.ts';
 import { createInvitationsRepo } from './repo.ts';
-import { AcceptedInvitation, TokenParams } from './schemas.ts';
+import { WorkspaceParams } from '../workspaces/schemas.ts';
+import { AcceptedInvitation, Invitation, InvitationList, InvitationParams, InviteBody, TokenParams } from './schemas.ts';
 import { createInvitationsService } from './service.ts';
 
-// Accepting an invitation. Creating, listing and revoking them are workspace routes
-// (/v1/workspaces/{id}/members and /invitations), declared in the workspaces module.
+// Invitations: made, listed and revoked under their workspace (/v1/workspaces/{id}/members and
+// /invitations, in the workspaces tag beside the members), accepted by the invited user.
 
 export function invitationsRoutes(platform: Platform): FastifyPluginAsyncTypebox {
   const service = createInvitationsService({ ...platform, invitations: createInvitationsRepo(), workspaces: createWorkspacesRepo() });
+  const tags = ['workspaces'];
+  const inWorkspace = (scope: 'admin', userOnly = false) => ({ auth: 'workspace', scope, workspaceParam: 'id', ...(userOnly ? { userOnly: true } : {}) }) as const;
 
   return async (app) => {
+    app.post(
+      '/v1/workspaces/:id/members',
+      {
+        schema: {
+          operationId: 'inviteMember',
+          summary: 'Invite someone by email (always an invitation, mailed with a 7-day link; only an owner invites an owner)',
+          tags,
+          params: WorkspaceParams,
+          body: InviteBody,
+          response: { 201: Invitation },
+        },
+        config: { access: inWorkspace('admin', true) },
+      },
+      async (request, reply) => {
+        const invitation = await service.invite(workspaceOf(request), request.body);
+        request.auditResourceId = invitation.id;
+        return reply.code(201).send(invitation);
+      },
+    );
+
+    app.get(
+      '/v1/workspaces/:id/invitations',
+      {
+        schema: {
+          operationId: 'listInvitations',
+          summary: 'List the pending invitations of a workspace, newest first',
+          tags,
+          params: WorkspaceParams,
+          querystring: ListQuery,
+          response: { 200: InvitationList },
+        },
+        config: { access: inWorkspace('admin') },
+      },
+      async (request) => service.listPending(workspaceOf(request), request.query),
+    );
+
+    app.delete(
+      '/v1/workspaces/:id/invitations/:inv_id',
+      {
+        schema: {
+          operationId: 'revokeInvitation',
+          summary: 'Revoke an invitation: its link stops working (idempotent)',
+          tags,
+          params: InvitationParams,
+          response: { 204: NoContent },
+        },
+        config: { access: inWorkspace('admin', true), audit: { resourceParam: 'inv_id' } },
+      },
+      async (request, reply) => {
+        await service.revoke(workspaceOf(request), request.params.inv_id);
+        return reply.code(204).send(null);
+      },
+    );
+
     app.post(
       '/v1/invitations/:token/accept',
       {

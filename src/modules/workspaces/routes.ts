@@ -2,21 +2,18 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { userOf, workspaceOf } from '../../platform/auth/authenticate.ts';
 import { ListQuery, NoContent } from '../../platform/http/schemas.ts';
 import type { Platform } from '../../platform/platform.ts';
-import { createInvitationsRepo } from '../invitations/repo.ts';
-import { Invitation, InvitationList, InvitationParams, InviteBody } from '../invitations/schemas.ts';
-import { createInvitationsService } from '../invitations/service.ts';
 import { createWalletRepo } from '../wallet/repo.ts';
 import { createWorkspacesRepo } from './repo.ts';
 import { Member, MemberList, MemberParams, MemberUpdate, Workspace, WorkspaceCreate, WorkspaceList, WorkspaceParams, WorkspaceUpdate } from './schemas.ts';
 import { createWorkspacesService, userContext } from './service.ts';
 
-// The workspaces the caller belongs to, their members and pending invitations. Routes under
-// /workspaces/{id} name their workspace in the path: the gate admits members of that workspace only.
+// The workspaces the caller belongs to and their members (inviting, and the pending invitations,
+// are the invitations module's). Routes under /workspaces/{id} name their workspace in the path:
+// the gate admits members of that workspace only.
 
 export function workspacesRoutes(platform: Platform): FastifyPluginAsyncTypebox {
   const workspacesRepo = createWorkspacesRepo();
   const service = createWorkspacesService({ ...platform, workspaces: workspacesRepo, wallet: createWalletRepo() });
-  const invitations = createInvitationsService({ ...platform, invitations: createInvitationsRepo(), workspaces: workspacesRepo });
   const tags = ['workspaces'];
   const inWorkspace = (scope: 'read-only' | 'admin', userOnly = false) =>
     ({ auth: 'workspace', scope, workspaceParam: 'id', ...(userOnly ? { userOnly: true } : {}) }) as const;
@@ -112,25 +109,6 @@ export function workspacesRoutes(platform: Platform): FastifyPluginAsyncTypebox 
       async (request) => service.listMembers(workspaceOf(request), request.query),
     );
 
-    app.post(
-      '/v1/workspaces/:id/members',
-      {
-        schema: {
-          operationId: 'inviteMember',
-          summary: 'Invite someone by email (always an invitation, mailed with a 7-day link; only an owner invites an owner)',
-          tags,
-          params: WorkspaceParams,
-          body: InviteBody,
-          response: { 201: Invitation },
-        },
-        config: { access: inWorkspace('admin', true) },
-      },
-      async (request, reply) => {
-        const invitation = await invitations.invite(workspaceOf(request), request.body);
-        request.auditResourceId = invitation.id;
-        return reply.code(201).send(invitation);
-      },
-    );
 
     app.patch(
       '/v1/workspaces/:id/members/:user_id',
@@ -169,38 +147,5 @@ export function workspacesRoutes(platform: Platform): FastifyPluginAsyncTypebox 
       },
     );
 
-    app.get(
-      '/v1/workspaces/:id/invitations',
-      {
-        schema: {
-          operationId: 'listInvitations',
-          summary: 'List the pending invitations of a workspace, newest first',
-          tags,
-          params: WorkspaceParams,
-          querystring: ListQuery,
-          response: { 200: InvitationList },
-        },
-        config: { access: inWorkspace('admin') },
-      },
-      async (request) => invitations.listPending(workspaceOf(request), request.query),
-    );
-
-    app.delete(
-      '/v1/workspaces/:id/invitations/:inv_id',
-      {
-        schema: {
-          operationId: 'revokeInvitation',
-          summary: 'Revoke an invitation: its link stops working (idempotent)',
-          tags,
-          params: InvitationParams,
-          response: { 204: NoContent },
-        },
-        config: { access: inWorkspace('admin', true), audit: { resourceParam: 'inv_id' } },
-      },
-      async (request, reply) => {
-        await invitations.revoke(workspaceOf(request), request.params.inv_id);
-        return reply.code(204).send(null);
-      },
-    );
   };
 }
