@@ -27,7 +27,7 @@ import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import OpenAI from 'openai';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { tracingEnv } from './support/otlp-sink.ts';
+import { tracingEnv, tracingSuffix } from './support/otlp-sink.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { migrateToLatest, openDatabase } from '../src/platform/db/database.ts';
 import { createLogger } from '../src/platform/logging.ts';
@@ -320,7 +320,7 @@ async function main() {
       'With BENCH_EARLY_TRANSCRIPT_MS=0 (STT asked at the turn\'s end, as the floor assumes), 50 calls: p95 729 ms with spread arrivals (+33 ms over the floor), 767 ms in lockstep (+64 ms): what is left is queueing on the shared cores while 50 turns end together (every stage 10-45 ms above its p50, both event loops at p99 ~20 ms), not one slow step.',
   };
   fs.mkdirSync(path.join(import.meta.dirname, 'results'), { recursive: true });
-  fs.writeFileSync(path.join(import.meta.dirname, 'results', REALTIME ? 'voice-realtime.json' : 'voice.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  fs.writeFileSync(path.join(import.meta.dirname, 'results', `${REALTIME ? 'voice-realtime' : 'voice'}${tracingSuffix()}.json`), `${JSON.stringify(summary, null, 2)}\n`);
 }
 
 await main();

@@ -191,6 +191,7 @@ export function loadConfig(env: Env = process.env) {
       serviceName: str(env, 'OTEL_SERVICE_NAME', 'voice-agent-platform'),
       exportDelayMs: int(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000, 1, 600_000),
       exportTimeoutMs: int(env, 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000, 1, 600_000),
+      readsRatio: decimal(env, 'TRACE_READS_RATIO', 0.1, 0, 1),
     },
     auth: {
       /** Undefined means: generate once and keep it in DATA_DIR (see platform/auth/jwt-secret.ts). */

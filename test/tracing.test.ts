@@ -113,6 +113,28 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)', async () => {
   });
 });
 
+describe('reads sampled (TRACE_READS_RATIO): every write, call and job traced, reads by ratio', async () => {
+  const t = await buildTestApp({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SERVICE_NAME: 'vap-sampled', TRACE_READS_RATIO: '0' } });
+
+  it('at 0 a read starts no trace, a write does; a read inside a sampled trace is traced, one in an unsampled trace is not', async () => {
+    const user = await signUp(t);
+    const agentId = (await createCallAgent(t, user)).id;
+    const read = () => t.request({ method: 'GET', url: `/v1/agents/${agentId}`, ...as(user) });
+    for (let i = 0; i < 20; i++) assert.equal((await read()).statusCode, 200);
+    const sampled = '00-1af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const unsampled = '00-2af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
+    for (const traceparent of [sampled, unsampled]) {
+      const response = await t.request({ method: 'GET', url: `/v1/agents/${agentId}`, ...as(user), headers: { traceparent } });
+      assert.equal(response.statusCode, 200);
+    }
+    await t.platform.telemetry.flush();
+    const mine = collector.spans.filter((s) => s.service === 'vap-sampled');
+    assert.equal(mine.filter((s) => s.name === 'POST /v1/agents').length, 1, 'the write is traced');
+    const reads = mine.filter((s) => s.name === 'GET /v1/agents/:id');
+    assert.deepEqual(reads.map((s) => s.traceId), ['1af7651916cd43dd8448eb211c80319c'], 'only the read of a sampled trace');
+  });
+});
+
 describe('tracing off (no endpoint)', async () => {
   const t = await buildTestApp({ env: { SANDBOX_SPEED: 'max' } });
 

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 // (what a collector costs the platform is the export's serialisation and POST, not the
 // collector's work). Without it tracing is off, as by default. Run a benchmark both ways in one
 // sitting to compare: `npm run bench -- http` then `BENCH_OTEL=1 npm run bench -- http`.
+// TRACE_READS_RATIO (the platform's setting, 0.1 by default) is passed on when it is set.
 
 export async function tracingEnv(): Promise<{ env: Record<string, string>; spans: () => number; close: () => Promise<void> }> {
   if (!process.env.BENCH_OTEL) return { env: {}, spans: () => 0, close: async () => {} };
@@ -19,9 +20,19 @@ export async function tracingEnv(): Promise<{ env: Record<string, string>; spans
   const { port } = server.address() as AddressInfo;
   console.log(`tracing on: OTLP/HTTP sink at 127.0.0.1:${port}`);
   return {
-    env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_BSP_SCHEDULE_DELAY: '1000' },
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_BSP_SCHEDULE_DELAY: '1000',
+      ...(process.env.TRACE_READS_RATIO ? { TRACE_READS_RATIO: process.env.TRACE_READS_RATIO } : {}),
+    },
     /** Bytes of OTLP JSON received (a sign that spans flowed). */
     spans: () => bytes,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The results file's suffix: `-tracing-on` (and `-reads-<ratio>` when TRACE_READS_RATIO is set) with BENCH_OTEL. */
+export function tracingSuffix(): string {
+  if (!process.env.BENCH_OTEL) return '';
+  return `-tracing-on${process.env.TRACE_READS_RATIO ? `-reads-${process.env.TRACE_READS_RATIO}` : ''}`;
 }

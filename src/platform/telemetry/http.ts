@@ -4,9 +4,10 @@ import { contextOf } from './context.ts';
 
 // A server span per HTTP request (registered only when tracing is on): named by the route
 // template (`POST /v1/calls/outbound`, never the URL with its ids), with the method, route and
-// status code. An incoming `traceparent` makes it a child of the caller's trace. The span becomes
-// the active context from preHandler on (after the body is read), so whatever the handler
-// starts (a queued call, an emitted event) knows its trace.
+// status code. An incoming `traceparent` makes it a child of the caller's trace. A recorded span
+// becomes the active context from preHandler on (after the body is read), so whatever the handler
+// starts (a queued call, an emitted event) knows its trace; a read the sampler left out
+// (sampler.ts) enters no context: it would carry nothing.
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,7 +28,7 @@ export function registerHttpTracing(app: FastifyInstance, tracer: Tracer): void 
     done();
   });
   app.addHook('preHandler', (request, _reply, done) => {
-    if (!request.otelSpan) return done();
+    if (!request.otelSpan?.isRecording()) return done();
     context.with(trace.setSpan(context.active(), request.otelSpan), done);
   });
   app.addHook('onResponse', (request, reply, done) => {

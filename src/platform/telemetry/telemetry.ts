@@ -1,5 +1,6 @@
 import type { Tracer } from '@opentelemetry/api';
 import { API_VERSION } from '../http/openapi.ts';
+import { createPlatformSampler } from './sampler.ts';
 
 // OpenTelemetry tracing, on only when OTEL_EXPORTER_OTLP_ENDPOINT is set. Off, nothing of the SDK
 // is loaded: `tracer` is undefined and every instrumented place skips its span entirely (not even
@@ -21,6 +22,8 @@ export interface TelemetryConfig {
   exportDelayMs: number;
   /** OTEL_EXPORTER_OTLP_TIMEOUT: how long one export may take, its retries included. */
   exportTimeoutMs: number;
+  /** TRACE_READS_RATIO: the share of reads (GET, HEAD, OPTIONS requests) traced; all else is (sampler.ts). */
+  readsRatio: number;
 }
 
 export interface Telemetry {
@@ -58,6 +61,7 @@ export async function createTelemetry(config: TelemetryConfig, options: { onErro
   api.context.setGlobalContextManager(new hooks.AsyncLocalStorageContextManager().enable());
   const provider = new sdk.BasicTracerProvider({
     resource: resources.resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': API_VERSION }),
+    sampler: createPlatformSampler(sdk, config.readsRatio),
     spanProcessors: [
       new sdk.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url, headers: config.headers, timeoutMillis: config.exportTimeoutMs }), { scheduledDelayMillis: config.exportDelayMs }),
     ],
