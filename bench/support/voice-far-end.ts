@@ -23,6 +23,8 @@ export interface FarEndSettings {
   pace: { sttMs: number; llmFirstTokenMs: number; tokensPerSecond: number; ttsFirstAudioMs: number; realtimeFirstAudioMs: number };
   question: string;
   replies: number;
+  /** BENCH_STT=streaming: the Realtime fake also transcribes (it hears the question, after `pace.sttMs`). */
+  streaming: boolean;
 }
 
 export type FarEndRequest = { type: 'level'; calls: number; turns: number; to: string; arrivalMs: number } | { type: 'close' };
@@ -50,10 +52,11 @@ async function serveModels(port: MessagePort) {
   // time to first audio, streaming the audio faster than it plays (100 ms chunks every 20 ms).
   const realtime = await startFakeRealtimeServer({
     apiKey: 'bench',
-    timing: { firstAudioDelayMs: settings.pace.realtimeFirstAudioMs, audioChunkIntervalMs: 20, msPerWord: 250 },
+    timing: { firstAudioDelayMs: settings.pace.realtimeFirstAudioMs, audioChunkIntervalMs: 20, msPerWord: 250, transcriptionDelayMs: settings.pace.sttMs },
     fallback: ({ instructions }) => ({ text: instructions ? (/"(.*)"$/.exec(instructions)?.[1] ?? '') : nextReply() }),
   });
   stt.say(...Array.from({ length: settings.replies }, () => settings.question));
+  if (settings.streaming) realtime.hear(...Array.from({ length: settings.replies }, () => settings.question));
   const loop = monitorEventLoopDelay({ resolution: 10 });
   port.on('message', async (request: FarEndRequest | { type: 'loop' }) => {
     if (request.type === 'close') {
