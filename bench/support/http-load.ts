@@ -2,12 +2,15 @@
 // neither the servers' event loop nor their process: the bench measures the servers' own CPU
 // time per request): a fixed number of requests in flight through an undici Pool of that many
 // connections, each loop sending its next request as soon as the previous answers.
-// Messages: {url, path, headers, connections, warmupMs, durationMs} in, the figures out.
+// Messages: {url, path, method?, body?, headers, connections, warmupMs, durationMs} in, the figures out.
 import { Pool } from 'undici';
 
 export interface LoadRequest {
   url: string;
   path: string;
+  /** GET by default; a body is sent as JSON. */
+  method?: 'GET' | 'PATCH' | 'POST';
+  body?: unknown;
   headers: Record<string, string>;
   connections: number;
   warmupMs: number;
@@ -36,6 +39,9 @@ async function run(load: LoadRequest): Promise<LoadResult> {
   let total = 0;
   let errors = 0;
   const statuses: Record<string, number> = {};
+  const method = load.method ?? 'GET';
+  const body = load.body === undefined ? undefined : JSON.stringify(load.body);
+  const headers = body === undefined ? load.headers : { ...load.headers, 'content-type': 'application/json' };
   let measuring = false;
   let stopping = false;
 
@@ -43,7 +49,7 @@ async function run(load: LoadRequest): Promise<LoadResult> {
     while (!stopping) {
       const started = performance.now();
       try {
-        const res = await pool.request({ method: 'GET', path: load.path, headers: load.headers });
+        const res = await pool.request({ method, path: load.path, headers, body });
         await res.body.dump();
         total++;
         if (res.statusCode !== 200) statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;

@@ -9,6 +9,21 @@ import type { AddressInfo } from 'node:net';
 
 export async function tracingEnv(): Promise<{ env: Record<string, string>; spans: () => number; close: () => Promise<void> }> {
   if (!process.env.BENCH_OTEL) return { env: {}, spans: () => 0, close: async () => {} };
+  const sink = await startOtlpSink();
+  console.log(`tracing on: OTLP/HTTP sink at ${sink.url}`);
+  return {
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+      OTEL_BSP_SCHEDULE_DELAY: '1000',
+      ...(process.env.TRACE_READS_RATIO ? { TRACE_READS_RATIO: process.env.TRACE_READS_RATIO } : {}),
+    },
+    spans: sink.bytes,
+    close: sink.close,
+  };
+}
+
+/** The sink alone: its base URL, the bytes of OTLP JSON it received (a sign that spans flowed). */
+export async function startOtlpSink(): Promise<{ url: string; bytes: () => number; close: () => Promise<void> }> {
   let bytes = 0;
   const server = http.createServer((req, res) => {
     req.on('data', (chunk: Buffer) => {
@@ -18,15 +33,9 @@ export async function tracingEnv(): Promise<{ env: Record<string, string>; spans
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  console.log(`tracing on: OTLP/HTTP sink at 127.0.0.1:${port}`);
   return {
-    env: {
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
-      OTEL_BSP_SCHEDULE_DELAY: '1000',
-      ...(process.env.TRACE_READS_RATIO ? { TRACE_READS_RATIO: process.env.TRACE_READS_RATIO } : {}),
-    },
-    /** Bytes of OTLP JSON received (a sign that spans flowed). */
-    spans: () => bytes,
+    url: `http://127.0.0.1:${port}`,
+    bytes: () => bytes,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

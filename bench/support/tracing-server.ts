@@ -1,0 +1,78 @@
+// One platform server of bench/tracing.bench.ts, in a process of its own so that its CPU time
+// is its own: built as `npm start` builds it (logging at info into an async destination, rate
+// limits, the gate, schemas), with tracing off or on as BENCH_TRACING_MODE says, on a PGlite of
+// its own or a PostgreSQL schema of its own (BENCH_TRACING_DB). It seeds a user, an API key and an
+// agent, tells its parent the scenarios, then answers `cpu` (its process.cpuUsage()) and `close`.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { systemClock } from '../../src/platform/clock.ts';
+import { migrateToLatest, openDatabase } from '../../src/platform/db/database.ts';
+import { createLogger } from '../../src/platform/logging.ts';
+import { openBenchPostgres } from './postgres.ts';
+
+export type TracingMode = 'off' | 'on' | 'on-every-read';
+
+export interface TracingScenario {
+  name: string;
+  path: string;
+  method: 'GET' | 'PATCH';
+  body?: unknown;
+  headers: Record<string, string>;
+}
+
+const mode = process.env.BENCH_TRACING_MODE as TracingMode;
+const sink = process.env.BENCH_TRACING_SINK ?? '';
+
+async function openStore() {
+  if (process.env.BENCH_TRACING_DB === 'postgres') {
+    const opened = await openBenchPostgres(`tracing_${mode.replaceAll('-', '_')}`);
+    if ('skipped' in opened) throw new Error(opened.skipped);
+    return { database: opened.database, close: opened.drop };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-bench-tracing-'));
+  const database = await openDatabase({ pgliteDir: path.join(dir, 'pglite') });
+  await migrateToLatest(database);
+  const close = async () => {
+    await database.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  return { database, close };
+}
+
+const tracing = mode === 'off' ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink, OTEL_BSP_SCHEDULE_DELAY: '1000', ...(mode === 'on-every-read' ? { TRACE_READS_RATIO: '1' } : {}) };
+const store = await openStore();
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-bench-tracing-data-'));
+const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_USER_PER_MIN: '1000000', RATE_LIMIT_IP_PER_MIN: '1000000', PUBLIC_BASE_URL: 'http://localhost:3000', ...tracing });
+const logger = createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: false }) });
+const { app } = await buildApp({ config, database: store.database, clock: systemClock, jwtSecret: randomBytes(32).toString('hex'), logger });
+await app.listen({ port: 0, host: '127.0.0.1' });
+const address = app.server.address();
+if (!address || typeof address === 'string') throw new Error('no port');
+
+const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
+await app.inject({ method: 'POST', url: '/v1/auth/register', payload: { email, password: 'correct horse battery' } });
+const jwt = (await app.inject({ method: 'POST', url: '/v1/auth/login', payload: { email, password: 'correct horse battery' } })).json().access_token as string;
+const key = (await app.inject({ method: 'POST', url: '/v1/api-keys', headers: { authorization: `Bearer ${jwt}` }, payload: { name: 'bench', scope: 'write' } })).json().key as string;
+const agent = await app.inject({ method: 'POST', url: '/v1/agents', headers: { authorization: `Bearer ${key}` }, payload: { name: 'Bench agent', prompt: 'You answer questions about the bench.' } });
+if (agent.statusCode !== 201) throw new Error(`agent: ${agent.body}`);
+const agentPath = `/v1/agents/${agent.json().id}`;
+const scenarios: TracingScenario[] = [
+  { name: 'GET /v1/agents/{id} (API key)', path: agentPath, method: 'GET', headers: { authorization: `Bearer ${key}` } },
+  { name: 'GET /v1/auth/me (JWT)', path: '/v1/auth/me', method: 'GET', headers: { authorization: `Bearer ${jwt}` } },
+  { name: 'PATCH /v1/agents/{id} (API key, a write)', path: agentPath, method: 'PATCH', body: { name: 'Bench agent' }, headers: { authorization: `Bearer ${key}` } },
+];
+
+process.send?.({ ready: { url: `http://127.0.0.1:${address.port}`, scenarios } });
+process.on('message', async (message: { type: 'cpu' | 'close' }) => {
+  if (message.type === 'cpu') return process.send?.({ cpu: process.cpuUsage() });
+  await app.close();
+  await store.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  process.send?.({ closed: true });
+  process.exit(0);
+});

@@ -1,0 +1,157 @@
+// What tracing costs a request (issue 32): three platform servers, each in its own process
+// (bench/support/tracing-server.ts) — tracing off, tracing on as configured by default (reads
+// sampled at TRACE_READS_RATIO 0.1, every write, call and job traced), and tracing on for every
+// read (TRACE_READS_RATIO=1) — loaded in turn by one load generator (bench/support/http-load.ts,
+// 32 connections) with the same requests, round by round in a rotating order, so that a
+// neighbour's burst falls on all three alike. Each server's CPU time per request is read from the
+// server's own process around each run: on a shared machine the steady figure (rps swings with the
+// neighbours). Spans go over OTLP/HTTP to a local sink in this process, every second.
+// Goal: tracing on (the default configuration) costs ≤ 5 % CPU per request on every request kind.
+//   npm run bench -- tracing      BENCH_TRACING_ROUNDS (5), BENCH_TRACING_ONLY=pglite|postgres
+import { type ChildProcess, fork } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { LoadRequest, LoadResult } from './support/http-load.ts';
+import { startOtlpSink } from './support/otlp-sink.ts';
+import { openBenchPostgres } from './support/postgres.ts';
+import type { TracingMode, TracingScenario } from './support/tracing-server.ts';
+
+const ROUNDS = Number(process.env.BENCH_TRACING_ROUNDS ?? 5);
+const CONNECTIONS = 32;
+const WARMUP_MS = 1000;
+const DURATION_MS = 2500;
+const GOAL_CPU_OVERHEAD = 0.05;
+const MODES: TracingMode[] = ['off', 'on', 'on-every-read'];
+const here = import.meta.dirname;
+
+/** A child process and its replies, one message at a time. */
+function ask<T>(child: ChildProcess, message: unknown): Promise<T> {
+  return new Promise((resolve, reject) => {
+    child.once('message', (reply) => resolve(reply as T));
+    child.once('error', reject);
+    if (message !== undefined) child.send(message as object);
+  });
+}
+
+async function startServer(mode: TracingMode, db: string, sink: string) {
+  const child = fork(path.join(here, 'support/tracing-server.ts'), { execArgv: ['--import', 'tsx'], env: { ...process.env, BENCH_TRACING_MODE: mode, BENCH_TRACING_DB: db, BENCH_TRACING_SINK: sink } });
+  const { ready } = await ask<{ ready: { url: string; scenarios: TracingScenario[] } }>(child, undefined);
+  const cpu = async () => {
+    const { cpu: used } = await ask<{ cpu: NodeJS.CpuUsage }>(child, { type: 'cpu' });
+    return used.user + used.system;
+  };
+  return { mode, ...ready, cpu, close: () => ask(child, { type: 'close' }) };
+}
+
+const loader = fork(path.join(here, 'support/http-load.ts'), { execArgv: ['--import', 'tsx'] });
+async function load(request: LoadRequest): Promise<LoadResult> {
+  const reply = await ask<{ result?: LoadResult; error?: string }>(loader, request);
+  if (!reply.result) throw new Error(reply.error);
+  return reply.result;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const pct = (ratio: number) => Math.round(ratio * 1000) / 10;
+
+async function measure(db: string, sink: string) {
+  const servers: Array<Awaited<ReturnType<typeof startServer>>> = [];
+  for (const mode of MODES) servers.push(await startServer(mode, db, sink));
+  type Run = { cpuUs: number; rps: number; p99: number; non200: number };
+  const runs = new Map<string, Run[]>();
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let index = 0; index < servers[0].scenarios.length; index++) {
+        // Each round starts with another server, so that no mode always follows the same one.
+        const order = servers.map((_, i) => servers[(i + round + index) % servers.length]);
+        for (const server of order) {
+          const own = server.scenarios[index];
+          const before = await server.cpu();
+          const result = await load({ url: server.url, path: own.path, method: own.method, body: own.body, headers: own.headers, connections: CONNECTIONS, warmupMs: WARMUP_MS, durationMs: DURATION_MS });
+          const cpuUs = (await server.cpu()) - before;
+          const key = `${own.name}|${server.mode}`;
+          const non200 = Object.entries(result.statuses).filter(([code]) => code !== '200').reduce((n, [, count]) => n + count, 0);
+          runs.set(key, [...(runs.get(key) ?? []), { cpuUs: cpuUs / Math.max(1, result.total), rps: result.rps, p99: result.p99Ms, non200 }]);
+        }
+      }
+      console.log(`${db}: round ${round + 1} of ${ROUNDS} done (load ${os.loadavg().map((n) => n.toFixed(1)).join(' ')})`);
+    }
+  } finally {
+    for (const server of servers) await server.close();
+  }
+  return servers[0].scenarios.map(({ name }) => {
+    const of = (mode: TracingMode) => {
+      const list = runs.get(`${name}|${mode}`) ?? [];
+      return {
+        cpu_us_per_request: Math.round(median(list.map((r) => r.cpuUs))),
+        cpu_us_by_round: list.map((r) => Math.round(r.cpuUs)),
+        rps: Math.round(median(list.map((r) => r.rps))),
+        p99_ms: Math.round(median(list.map((r) => r.p99)) * 10) / 10,
+        non_200: list.reduce((n, r) => n + r.non200, 0),
+      };
+    };
+    const off = of('off');
+    const on = of('on');
+    const every = of('on-every-read');
+    // Per round, each mode against off in the same round: the overhead's median over rounds.
+    const paired = (mode: TracingMode) => {
+      const offs = runs.get(`${name}|off`) ?? [];
+      return median((runs.get(`${name}|${mode}`) ?? []).map((r, i) => r.cpuUs / offs[i].cpuUs - 1));
+    };
+    const line = {
+      database: db,
+      scenario: name,
+      off,
+      on,
+      on_every_read: every,
+      cpu_overhead_on_pct: pct(paired('on')),
+      cpu_overhead_every_read_pct: pct(paired('on-every-read')),
+      rps_change_on_pct: pct(on.rps / off.rps - 1),
+      goal_met: paired('on') <= GOAL_CPU_OVERHEAD && off.non_200 + on.non_200 === 0,
+    };
+    console.log(
+      `${db.padEnd(8)} ${name.padEnd(42)} CPU/request off ${off.cpu_us_per_request} µs · on ${on.cpu_us_per_request} µs (${line.cpu_overhead_on_pct >= 0 ? '+' : ''}${line.cpu_overhead_on_pct} %) · every read traced ${every.cpu_us_per_request} µs (${line.cpu_overhead_every_read_pct >= 0 ? '+' : ''}${line.cpu_overhead_every_read_pct} %) | rps ${off.rps} / ${on.rps} / ${every.rps}`,
+    );
+    return line;
+  });
+}
+
+async function main() {
+  const started = Date.now();
+  const sink = await startOtlpSink();
+  const results: unknown[] = [];
+  const skipped: string[] = [];
+  const only = process.env.BENCH_TRACING_ONLY;
+  const loadBefore = os.loadavg();
+  if (only !== 'postgres') results.push(...(await measure('pglite', sink.url)));
+  if (only !== 'pglite') {
+    const probe = await openBenchPostgres('tracing_probe');
+    if ('skipped' in probe) skipped.push(probe.skipped);
+    else {
+      await probe.drop();
+      results.push(...(await measure('postgres', sink.url)));
+    }
+  }
+  loader.kill();
+  if (sink.bytes() === 0) throw new Error('no span reached the sink: tracing was not on');
+  const report = {
+    benchmark: 'tracing',
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, node: process.version, load_before: loadBefore, load_after: os.loadavg() },
+    setup: { connections: CONNECTIONS, warmup_ms: WARMUP_MS, duration_ms: DURATION_MS, rounds: ROUNDS, modes: MODES, goal: `tracing on (default) ≤ ${GOAL_CPU_OVERHEAD * 100} % CPU per request` },
+    otlp_bytes_received: sink.bytes(),
+    results,
+    ...(skipped.length > 0 ? { postgres_skipped: skipped[0] } : {}),
+    seconds: Math.round((Date.now() - started) / 1000),
+  };
+  await sink.close();
+  const out = path.join(here, 'results', 'tracing.json');
+  fs.writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`written ${path.relative(process.cwd(), out)} in ${report.seconds} s`);
+}
+
+await main();
