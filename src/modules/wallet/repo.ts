@@ -1,9 +1,9 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Executor } from '../../platform/db/schema.ts';
 import { newId } from '../../platform/ids.ts';
 import { microsToUsd } from '../../platform/money.ts';
 import type { EventEmitter } from '../../platform/outbox/emit.ts';
-import type { WalletTransactionsTable } from '../../platform/db/foundation-tables.ts';
+import type { WalletTransactionsTable, WalletsTable } from '../../platform/db/foundation-tables.ts';
 
 // The wallet and its ledger. Every balance change is one ledger row written in the same
 // statement sequence as the balance update, so the balance always equals the ledger sum. A debit
@@ -79,6 +79,40 @@ export function createWalletRepo(deps: WalletRepoDeps = {}) {
         }
       }
       return transaction;
+    },
+    find(db: Executor, workspaceId: string): Promise<Selectable<WalletsTable> | undefined> {
+      return db.selectFrom('wallets').selectAll().where('workspace_id', '=', workspaceId).executeTakeFirst();
+    },
+    /** The threshold and auto-recharge settings (already merged and checked by the service). */
+    updateSettings(db: Executor, workspaceId: string, set: { auto_recharge: string; threshold_micros?: number; updated_at: Date }) {
+      return db.updateTable('wallets').set(set).where('workspace_id', '=', workspaceId).returningAll().executeTakeFirstOrThrow();
+    },
+    /** The ledger, newest first, `limit` rows after the `after` id (the caller reads one more to page). */
+    listTransactions(db: Executor, workspaceId: string, options: { type?: WalletTransactionsTable['type']; after?: string | null; limit: number }) {
+      let query = db.selectFrom('wallet_transactions').selectAll().where('workspace_id', '=', workspaceId);
+      if (options.type) query = query.where('type', '=', options.type);
+      if (options.after) query = query.where('id', '<', options.after);
+      return query.orderBy('id', 'desc').limit(options.limit).execute();
+    },
+    /** What was spent (calls, voice sessions, numbers) in [from, to): by UTC day, by kind, and by the agent of each call. */
+    async spending(db: Executor, workspaceId: string, range: { from: Date; to: Date }) {
+      const spent = db
+        .selectFrom('wallet_transactions')
+        .where('wallet_transactions.workspace_id', '=', workspaceId)
+        .where('wallet_transactions.amount_micros', '<', 0)
+        .where('wallet_transactions.type', 'in', ['call', 'voice_session', 'phone_number'])
+        .where('wallet_transactions.created_at', '>=', range.from)
+        .where('wallet_transactions.created_at', '<', range.to);
+      const [byDay, byKind, byAgent] = await Promise.all([
+        spent.select([sql<string>`to_char(wallet_transactions.created_at at time zone 'UTC', 'YYYY-MM-DD')`.as('day'), sql<number>`-sum(wallet_transactions.amount_micros)`.as('micros')]).groupBy(sql`1`).execute(),
+        spent.select(['wallet_transactions.type', sql<number>`-sum(wallet_transactions.amount_micros)`.as('micros'), sql<number>`count(*)`.as('count')]).groupBy('wallet_transactions.type').execute(),
+        spent
+          .innerJoin('calls', 'calls.id', 'wallet_transactions.reference_id')
+          .select(['calls.agent_id', sql<number>`-sum(wallet_transactions.amount_micros)`.as('micros'), sql<number>`count(*)`.as('calls'), sql<number>`sum(calls.billed_seconds)`.as('seconds')])
+          .groupBy('calls.agent_id')
+          .execute(),
+      ]);
+      return { byDay, byKind, byAgent };
     },
   };
 }

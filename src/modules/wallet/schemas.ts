@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { Nullable, Timestamp } from '../../platform/http/schemas.ts';
 
 // Schemas of the wallet, its ledger, usage and pricing (DESIGN "Wallet and payments").
@@ -94,3 +94,6 @@ export const Pricing = Type.Object(
   },
   { title: 'Pricing' },
 );
+
+export type WalletUpdate = Static<typeof WalletUpdate>;
+export type TransactionsQuery = Static<typeof TransactionsQuery>;
