@@ -9,6 +9,7 @@ import { createAgentsRepo, type AgentValues } from '../agents/repo.ts';
 import { BUILTIN_LLM_MODEL, DEFAULT_LANGUAGE } from '../agents/schemas.ts';
 import { DEFAULT_TEMPERATURE } from '../agents/service.ts';
 import { createWalletRepo } from '../wallet/repo.ts';
+import { createWorkspacesRepo } from '../workspaces/repo.ts';
 
 // The demo workspace and its agent, made at start-up by every instance. The first transaction to
 // insert the `demo_setup` row (its key is the primary key; ON CONFLICT DO NOTHING) creates the
@@ -89,7 +90,7 @@ export async function bootstrapDemo(deps: DemoBootstrapDeps): Promise<DemoIds> {
       .executeTakeFirst();
     if (claimed) {
       // The foreign keys of demo_setup are checked at commit, once these rows exist.
-      await tx.insertInto('workspaces').values({ id: claimed.workspace_id, name: 'Demo', created_by: null, created_at: now, updated_at: now }).execute();
+      await createWorkspacesRepo().insertUnowned(tx, { id: claimed.workspace_id, name: 'Demo', now });
       await wallet.create(tx, { workspaceId: claimed.workspace_id, now });
       await agents.insert(tx, { id: claimed.agent_id, workspaceId: claimed.workspace_id, values: demoAgentValues(config), webhookSecret: newWebhookSecret(), now });
     }

@@ -1,4 +1,4 @@
-import { type Selectable, sql } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Clock } from '../../platform/clock.ts';
 import type { Database, Executor } from '../../platform/db/schema.ts';
 import { AppError, notFound } from '../../platform/errors.ts';
@@ -135,20 +135,12 @@ export function createPaymentsService(deps: PaymentsDeps) {
    * session. The latch is armed again when the balance is back at the threshold: once per crossing.
    */
   async function rechargeDue(limit = 50): Promise<number> {
-    const due = await db
-      .selectFrom('wallets')
-      .select(['workspace_id', 'auto_recharge'])
-      .where('recharge_armed', '=', true)
-      .where(sql<boolean>`balance_micros < threshold_micros`)
-      .where(sql<boolean>`coalesce((auto_recharge->>'enabled')::boolean, false)`)
-      .limit(limit)
-      .execute();
+    const due = await wallet.dueForRecharge(db, limit);
     let charged = 0;
-    for (const wallet of due) {
-      const claimed = await db.updateTable('wallets').set({ recharge_armed: false }).where('workspace_id', '=', wallet.workspace_id).where('recharge_armed', '=', true).executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) !== 1) continue;
-      const settings = wallet.auto_recharge as { amount_usd?: number; payment_method?: string };
-      await charge(wallet.workspace_id, { amountUsd: settings.amount_usd ?? DEFAULT_RECHARGE_USD, paymentMethod: settings.payment_method, trigger: 'auto_recharge', offSession: true });
+    for (const row of due) {
+      if (!(await wallet.disarmRecharge(db, row.workspace_id))) continue;
+      const settings = row.auto_recharge as { amount_usd?: number; payment_method?: string };
+      await charge(row.workspace_id, { amountUsd: settings.amount_usd ?? DEFAULT_RECHARGE_USD, paymentMethod: settings.payment_method, trigger: 'auto_recharge', offSession: true });
       charged++;
     }
     return charged;

@@ -1,6 +1,6 @@
 import type { Json, Timestamp } from '../../platform/db/foundation-tables.ts';
 
-// Tables of phone numbers and the do-not-call list (migration 0006).
+// The table of phone numbers (migration 0006; the do-not-call list of the same migration is dnc's).
 
 export interface PhoneNumberCapabilities {
   voice: boolean;
@@ -26,14 +26,6 @@ export interface PhoneNumbersTable {
   updated_at: Timestamp;
 }
 
-export interface DncNumbersTable {
-  workspace_id: string;
-  number: string;
-  reason: string | null;
-  created_at: Timestamp;
-}
-
 export interface PhoneNumberTables {
   phone_numbers: PhoneNumbersTable;
-  dnc_numbers: DncNumbersTable;
 }

@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 import type { Json, Timestamp } from '../../platform/db/foundation-tables.ts';
 
-// Tables of the public utilities and the demo (migration 0013).
+// Tables of the public utilities (migration 0013; its demo_setup is the demo module's).
 
 export interface ContactMessagesTable {
   id: Generated<string>;
@@ -32,16 +32,8 @@ export interface PublicEventsTable {
   received_at: Timestamp;
 }
 
-export interface DemoSetupTable {
-  key: string;
-  workspace_id: string;
-  agent_id: string;
-  created_at: Timestamp;
-}
-
 export interface PublicTables {
   contact_messages: ContactMessagesTable;
   newsletter_subscriptions: NewsletterSubscriptionsTable;
   public_events: PublicEventsTable;
-  demo_setup: DemoSetupTable;
 }

@@ -80,6 +80,22 @@ export function createWalletRepo(deps: WalletRepoDeps = {}) {
       }
       return transaction;
     },
+    /** Wallets whose auto-recharge is on, armed, and whose balance is below the threshold. */
+    dueForRecharge(db: Executor, limit: number) {
+      return db
+        .selectFrom('wallets')
+        .select(['workspace_id', 'auto_recharge'])
+        .where('recharge_armed', '=', true)
+        .where(sql<boolean>`balance_micros < threshold_micros`)
+        .where(sql<boolean>`coalesce((auto_recharge->>'enabled')::boolean, false)`)
+        .limit(limit)
+        .execute();
+    },
+    /** Disarms the auto-recharge latch; true for the one caller that disarmed it. */
+    async disarmRecharge(db: Executor, workspaceId: string): Promise<boolean> {
+      const claimed = await db.updateTable('wallets').set({ recharge_armed: false }).where('workspace_id', '=', workspaceId).where('recharge_armed', '=', true).executeTakeFirst();
+      return Number(claimed.numUpdatedRows) === 1;
+    },
     find(db: Executor, workspaceId: string): Promise<Selectable<WalletsTable> | undefined> {
       return db.selectFrom('wallets').selectAll().where('workspace_id', '=', workspaceId).executeTakeFirst();
     },

@@ -24,6 +24,10 @@ export function createWorkspacesRepo() {
       await this.insertMember(db, { workspaceId: row.id, userId: row.ownerId, role: 'owner', now: row.now });
       return workspace;
     },
+    /** A workspace no user owns (the demo's). */
+    async insertUnowned(db: Executor, row: { id: string; name: string; now: Date }) {
+      await db.insertInto('workspaces').values({ id: row.id, name: row.name, created_by: null, created_at: row.now, updated_at: row.now }).execute();
+    },
     insertMember(db: Executor, row: { workspaceId: string; userId: string; role: Role; now: Date }) {
       return db
         .insertInto('memberships')

@@ -3,6 +3,8 @@ import type { AgentTables } from '../../modules/agents/tables.ts';
 import type { BrandingTables } from '../../modules/branding/tables.ts';
 import type { CallTables } from '../../modules/calls/tables.ts';
 import type { CampaignTables } from '../../modules/campaigns/tables.ts';
+import type { DemoTables } from '../../modules/demo/tables.ts';
+import type { DncTables } from '../../modules/dnc/tables.ts';
 import type { KnowledgeBaseTables } from '../../modules/knowledge-base/tables.ts';
 import type { PaymentTables } from '../../modules/payments/tables.ts';
 import type { PhoneNumberTables } from '../../modules/phone-numbers/tables.ts';
@@ -22,6 +24,7 @@ export interface DB
     KnowledgeBaseTables,
     CallTables,
     PhoneNumberTables,
+    DncTables,
     PaymentTables,
     VoiceTables,
     CampaignTables,
@@ -29,6 +32,7 @@ export interface DB
     WidgetTables,
     BrandingTables,
     PublicTables,
+    DemoTables,
     BlobTables {}
 
 export type Database = Kysely<DB>;
