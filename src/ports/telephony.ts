@@ -84,15 +84,38 @@ export interface CallSimulation {
 /** The sandbox caller's lines: said after the agent's turn, or `interrupt_after_ms` into it (barge-in). */
 export type CallerUtterance = string | { text: string; interrupt_after_ms: number };
 
-export interface TelephonyProvider {
+/**
+ * What a telephony adapter can do, said as flags so that its consumers never ask for its name.
+ * `simulated`: no carrier and no account (the sandbox): every call brings its own callee, and the
+ * demo says so. `ownsCallerIds`: a call's caller id must be one of the workspace's numbers (the
+ * carrier's); otherwise the adapter provides its own (SANDBOX_CALLER_ID). `inbound`: inbound calls
+ * may be placed through the API, from a simulated caller (`acceptInbound`); a carrier's own inbound
+ * calls come through its webhooks instead.
+ */
+export interface TelephonyCapabilities {
+  readonly simulated: boolean;
+  readonly ownsCallerIds: boolean;
+  readonly inbound: boolean;
+}
+
+interface TelephonyBase extends TelephonyCapabilities {
+  /** The adapter's name: recorded as each call's `provider`, said by the media health report. */
   readonly name: string;
   /** Places an outbound call; resolves when it is answered or has failed. */
   dial(request: DialRequest): Promise<DialOutcome>;
+  /** One small request proving a real carrier answers (the media health check); absent when there is nothing to reach. */
+  probe?(): Promise<void>;
 }
 
+/** The telephony port: a simulated one places inbound calls from the API too (`inbound`). */
+export type TelephonyProvider = TelephonyBase & ({ readonly inbound: true; acceptInbound(request: InboundRequest): CallMedia } | { readonly inbound: false });
+
 /** The sandbox: dials simulated callees, and answers inbound calls from simulated callers. */
-export interface SandboxTelephony extends TelephonyProvider {
+export type SandboxTelephony = TelephonyBase & {
   readonly name: 'sandbox';
+  readonly simulated: true;
+  readonly ownsCallerIds: false;
+  readonly inbound: true;
   /** An inbound call to one of the workspace's numbers, from a simulated caller. */
   acceptInbound(request: InboundRequest): CallMedia;
-}
+};

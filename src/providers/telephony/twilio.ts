@@ -135,8 +135,14 @@ export function createTwilioTelephony(deps: TwilioTelephonyDeps) {
 
   return {
     name: 'twilio' as const,
+    simulated: false as const,
+    // A caller id is one of the account's numbers; inbound calls come through the voice webhook.
+    ownsCallerIds: true as const,
+    inbound: false as const,
     dial,
     client,
+    /** The account answers: the media health check. */
+    probe: async () => void (await client.api.v2010.accounts(client.accountSid).fetch()),
 
     /** The webhook and stream addresses this deployment gives Twilio. */
     urls: {
