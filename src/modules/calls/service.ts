@@ -90,7 +90,7 @@ export function createCallsService(deps: CallsServiceDeps) {
       const ringing = await callOf(workspaceId, id);
       const agent = await loadCallAgent(db, workspaceId, number.agent_id as string);
       const media = telephony.acceptInbound({ callId: id, from, to, simulation: body.simulation ?? null, realTime: agent?.llm.provider === 'openai-realtime' });
-      void runner.runInbound(ringing, media);
+      void runner.answer(ringing, media);
       return ringing;
     },
 

@@ -132,7 +132,7 @@ export function createTwilioService(platform: Platform, calls: CallsModule, tele
       const media = telephony.mediaOf(row.id, stream);
       if (telephony.answered(row.id, media)) return;
       // Inbound, or an outbound call another instance dialed: the call runs where its media is.
-      void runner.runInbound(row, media);
+      void runner.answer(row, media);
     },
   };
 }
