@@ -9,7 +9,7 @@ import type { NumberInventory } from './number-inventory.ts';
 import type { PaymentsProvider } from './payments.ts';
 import type { RealtimeMediaProvider } from './realtime-media.ts';
 import type { SpeechToText } from './stt.ts';
-import type { TelephonyProvider } from './telephony.ts';
+import type { CarrierWebhookDescription, TelephonyProvider } from './telephony.ts';
 import type { TextToSpeech, TtsDescription, TtsRegistry } from './tts.ts';
 
 export interface Providers {
@@ -24,6 +24,8 @@ export interface Providers {
    * known to its consumers by its capability flags only.
    */
   telephony: TelephonyProvider;
+  /** Every registered carrier's webhooks as the API declares them (the running one's answer: `telephony.webhooks`). */
+  carrierWebhooks: readonly CarrierWebhookDescription[];
   /** The telephony provider's numbers: searched, bought, imported, released. */
   numbers: NumberInventory;
   /** The clock real calls run on (a sandbox call brings its own virtual clock: CallMedia.clock). */

@@ -9,7 +9,7 @@ import type { PaymentsProvider } from '../ports/payments.ts';
 import type { Providers } from '../ports/providers.ts';
 import type { RealtimeMediaProvider } from '../ports/realtime-media.ts';
 import type { NumberInventory } from '../ports/number-inventory.ts';
-import type { TelephonyProvider } from '../ports/telephony.ts';
+import type { CarrierWebhookDescription, TelephonyProvider } from '../ports/telephony.ts';
 import type { TextToSpeech } from '../ports/tts.ts';
 import { createOpenAiEmbeddings } from './embeddings/openai.ts';
 import { checkMediaHealth } from './health.ts';
@@ -20,9 +20,10 @@ import { createStripePayments } from './payments/stripe.ts';
 import { createOpenAiStt } from './stt/openai.ts';
 import { createSandboxTelephony } from './telephony/sandbox.ts';
 import { createSandboxInventory } from './telephony/sandbox-inventory.ts';
-import { createTwilioTelephony } from './telephony/twilio.ts';
-import { createTwilioClient } from './telephony/twilio-client.ts';
-import { createTwilioInventory } from './telephony/twilio-inventory.ts';
+import { createTwilioClient } from './telephony/twilio/client.ts';
+import { createTwilioInventory } from './telephony/twilio/inventory.ts';
+import { createTwilioTelephony } from './telephony/twilio/telephony.ts';
+import { TWILIO_WEBHOOKS } from './telephony/twilio/webhooks.ts';
 import { createOpenAiRealtime } from './realtime/openai-realtime.ts';
 import { createOpenAiRealtimeStt } from './realtime/openai-realtime-stt.ts';
 import { createTtsRegistryFromConfig, type TtsConfig } from './tts/index.ts';
@@ -100,6 +101,7 @@ export function createProviders(inputs: ProviderInputs, overrides: ProviderOverr
     callClock,
     mediaClock: overrides.mediaClock ?? inputs.clocks.real(),
     telephony,
+    carrierWebhooks: overrides.carrierWebhooks ?? CARRIER_WEBHOOKS,
     numbers: overrides.numbers ?? (carrier as Carrier).numbers,
     payments: overrides.payments ?? createPayments(config),
     realtime: overrides.realtime ?? createRealtime(config),
@@ -137,8 +139,9 @@ interface CarrierInputs {
 
 /**
  * The carriers a deployment can run (TELEPHONY_PROVIDER), each built from configuration. A new
- * carrier is an adapter folder under providers/telephony/ and its entry here (its settings in
- * config.ts); the modules know it by its capability flags and its webhooks' port only.
+ * carrier is an adapter folder under providers/telephony/ and its registration: an entry here, its
+ * webhooks' description in CARRIER_WEBHOOKS, its settings in config.ts. The modules know it by its
+ * capability flags and its webhooks' port only.
  */
 const CARRIERS: Record<ProviderInputs['config']['telephonyProvider'], (inputs: CarrierInputs) => Carrier> = {
   sandbox: ({ newSandboxClock, speech }) => ({ telephony: createSandboxTelephony({ newClock: newSandboxClock, tts: speech }), numbers: createSandboxInventory() }),
@@ -150,6 +153,9 @@ const CARRIERS: Record<ProviderInputs['config']['telephonyProvider'], (inputs: C
     return { telephony, numbers: createTwilioInventory({ client: telephony.client, voiceUrl: telephony.urls.voice, statusUrl: telephony.urls.status }) };
   },
 };
+
+/** Every registered carrier's webhooks, declared by the API whichever carrier runs. */
+const CARRIER_WEBHOOKS: readonly CarrierWebhookDescription[] = [TWILIO_WEBHOOKS];
 
 function createPayments(config: ProviderInputs['config']): PaymentsProvider {
   const { secretKey, webhookSecret, apiBaseUrl } = config.stripe;
