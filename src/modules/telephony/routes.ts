@@ -5,9 +5,9 @@ import { assertAcceptableBody } from '../../platform/http/input-guard.ts';
 import { mediaBody } from '../../platform/http/schemas.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { Platform } from '../../platform/platform.ts';
-import type { CarrierRequest, CarrierWebhookDescription } from '../../ports/telephony.ts';
+import type { CarrierRequest, CarrierWebhookDescription, CarrierWebhooks } from '../../ports/telephony.ts';
 import type { CallsModule } from '../calls/module.ts';
-import { createTelephonyService } from './service.ts';
+import { createTelephonyService, type TelephonyService } from './service.ts';
 
 // The carriers' callbacks (DESIGN "Twilio"): for each registered carrier, its voice webhook, its
 // status callbacks and its media stream WebSocket, at /v1/telephony/<carrier>/… (declared whichever
@@ -20,10 +20,11 @@ const tags = ['telephony'];
 const carrierAccess = { access: { auth: 'public', limit: 'none' } } as const;
 const CallQuery = Type.Object({ call_id: Type.Optional(Type.String({ maxLength: 64, description: 'Our call id, on the callbacks of outbound calls' })) }, { additionalProperties: false });
 
+type App = Parameters<FastifyPluginAsyncTypebox>[0];
+
 export function telephonyRoutes(platform: Platform, calls: CallsModule): FastifyPluginAsyncTypebox {
-  const { telephony, carrierWebhooks } = platform.providers;
-  const service = telephony.webhooks ? createTelephonyService(platform, calls, telephony.webhooks) : null;
-  const running = telephony.webhooks?.description.carrier;
+  const { webhooks } = platform.providers.telephony;
+  const running = webhooks ? { webhooks, service: createTelephonyService(platform, calls, webhooks) } : null;
 
   return async (app) => {
     // Carriers post forms; parsed here only (the rest of the API takes JSON).
@@ -37,66 +38,67 @@ export function telephonyRoutes(platform: Platform, calls: CallsModule): Fastify
       }
       done(null, params);
     });
-    for (const carrier of carrierWebhooks) carrierRoutes(app, carrier);
+    for (const carrier of platform.providers.carrierWebhooks) carrierRoutes(app, platform, carrier, running?.webhooks.description.carrier === carrier.carrier ? running : null);
   };
+}
 
-  function carrierRoutes(app: Parameters<FastifyPluginAsyncTypebox>[0], carrier: CarrierWebhookDescription) {
-    const base = `/v1/telephony/${carrier.carrier}`;
-    const header = carrier.signatureHeader.name.toLowerCase();
-    const Form = Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 4096 }), { maxProperties: 200, description: carrier.paramsDescription });
-    const SignatureHeaders = Type.Object({ [header]: Type.Optional(Type.String({ maxLength: 512, description: carrier.signatureHeader.description })) });
-    const notRunning = `${carrier.displayName} is not the telephony provider of this deployment`;
+/** One carrier's routes; `running`: its webhooks and service when it is this deployment's carrier. */
+function carrierRoutes(app: App, platform: Platform, carrier: CarrierWebhookDescription, running: { webhooks: CarrierWebhooks; service: TelephonyService } | null) {
+  const base = `/v1/telephony/${carrier.carrier}`;
+  const header = carrier.signatureHeader.name.toLowerCase();
+  const Form = Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 4096 }), { maxProperties: 200, description: carrier.paramsDescription });
+  const SignatureHeaders = Type.Object({ [header]: Type.Optional(Type.String({ maxLength: 512, description: carrier.signatureHeader.description })) });
+  const notRunning = `${carrier.displayName} is not the telephony provider of this deployment`;
 
-    /** The carrier's request once its signature is proven; 403 and nothing done otherwise. */
-    function verified(request: FastifyRequest, kind: 'webhook' | 'stream' = 'webhook') {
-      const webhooks = running === carrier.carrier ? telephony.webhooks : undefined;
-      if (!service || !webhooks) throw new AppError('invalid_signature', `${notRunning} (TELEPHONY_PROVIDER=${carrier.carrier})`);
-      const query = request.query as { call_id?: string } | undefined;
-      const carrierRequest: CarrierRequest = { url: request.url, headers: request.headers, params: (request.body ?? {}) as Record<string, string>, callId: query?.call_id };
-      if (!webhooks.verify(carrierRequest, kind)) throw new AppError('invalid_signature', `${carrier.signatureHeader.name} does not match this request`);
-      return { service, request: carrierRequest };
-    }
-
-    const webhook = { tags, consumes: ['application/x-www-form-urlencoded'], headers: SignatureHeaders, querystring: CallQuery, body: Form };
-
-    app.post(
-      `${base}/voice`,
-      {
-        schema: { operationId: carrier.operationIds.voice, summary: carrier.summaries.voice, ...webhook, response: { 200: mediaBody(carrier.voiceResponse.type, carrier.voiceResponse.description) } },
-        config: carrierAccess,
-      },
-      async (request, reply) => {
-        const { service: carrierService, request: carrierRequest } = verified(request);
-        return reply.type(carrier.voiceResponse.type).send(await carrierService.voice(carrierRequest));
-      },
-    );
-
-    app.post(
-      `${base}/status`,
-      {
-        schema: { operationId: carrier.operationIds.status, summary: carrier.summaries.status, ...webhook, response: { 204: Type.Null({ description: 'Taken' }) } },
-        config: carrierAccess,
-      },
-      async (request, reply) => {
-        const { service: carrierService, request: carrierRequest } = verified(request);
-        await carrierService.status(carrierRequest);
-        return reply.code(204).send(null);
-      },
-    );
-
-    // The media stream WebSocket: not an HTTP operation (kept out of openapi.json). Refused before
-    // the upgrade unless the carrier signed the handshake; the stream must then present its call's
-    // single-use token.
-    app.get(
-      `${base}/stream`,
-      { websocket: true, schema: { hide: true, operationId: carrier.operationIds.stream }, config: carrierAccess, preValidation: async (request) => void verified(request, 'stream') },
-      (socket) => {
-        if (!service) return socket.close(1008, notRunning);
-        void service.stream(socket).catch((error) => {
-          platform.logger.error({ err: error, carrier: carrier.carrier }, 'carrier media stream failed');
-          socket.close(1011);
-        });
-      },
-    );
+  /** The carrier's request once its signature is proven; 403 and nothing done otherwise. */
+  function verified(request: FastifyRequest, kind: 'webhook' | 'stream' = 'webhook') {
+    if (!running) throw new AppError('invalid_signature', `${notRunning} (TELEPHONY_PROVIDER=${carrier.carrier})`);
+    const { webhooks, service } = running;
+    const query = request.query as { call_id?: string } | undefined;
+    const carrierRequest: CarrierRequest = { url: request.url, headers: request.headers, params: (request.body ?? {}) as Record<string, string>, callId: query?.call_id };
+    if (!webhooks.verify(carrierRequest, kind)) throw new AppError('invalid_signature', `${carrier.signatureHeader.name} does not match this request`);
+    return { service, request: carrierRequest };
   }
+
+  const webhook = { tags, consumes: ['application/x-www-form-urlencoded'], headers: SignatureHeaders, querystring: CallQuery, body: Form };
+
+  app.post(
+    `${base}/voice`,
+    {
+      schema: { operationId: carrier.operationIds.voice, summary: carrier.summaries.voice, ...webhook, response: { 200: mediaBody(carrier.voiceResponse.type, carrier.voiceResponse.description) } },
+      config: carrierAccess,
+    },
+    async (request, reply) => {
+      const { service: carrierService, request: carrierRequest } = verified(request);
+      return reply.type(carrier.voiceResponse.type).send(await carrierService.voice(carrierRequest));
+    },
+  );
+
+  app.post(
+    `${base}/status`,
+    {
+      schema: { operationId: carrier.operationIds.status, summary: carrier.summaries.status, ...webhook, response: { 204: Type.Null({ description: 'Taken' }) } },
+      config: carrierAccess,
+    },
+    async (request, reply) => {
+      const { service: carrierService, request: carrierRequest } = verified(request);
+      await carrierService.status(carrierRequest);
+      return reply.code(204).send(null);
+    },
+  );
+
+  // The media stream WebSocket: not an HTTP operation (kept out of openapi.json). Refused before
+  // the upgrade unless the carrier signed the handshake; the stream must then present its call's
+  // single-use token.
+  app.get(
+    `${base}/stream`,
+    { websocket: true, schema: { hide: true, operationId: carrier.operationIds.stream }, config: carrierAccess, preValidation: async (request) => void verified(request, 'stream') },
+    (socket) => {
+      if (!running) return socket.close(1008, notRunning);
+      void running.service.stream(socket).catch((error) => {
+        platform.logger.error({ err: error, carrier: carrier.carrier }, 'carrier media stream failed');
+        socket.close(1011);
+      });
+    },
+  );
 }
