@@ -9,29 +9,8 @@
 // anything). `platform/db/schema.ts`, which joins the modules' table types into the Database type,
 // is left out of the graph: the one accepted platform → modules import (docs/decisions.md).
 
-/** Imports from a layer to an adapter or a higher layer known when the rule came (issue 30: to
- * remove), each as [from file, to file]. modules/telephony serves the Twilio adapter's webhooks and
- * Media Streams (signature checks with Twilio's SDK, its media framing, its call statuses): to go
- * behind a telephony-webhooks port. */
-const KNOWN_LAYER_EXCEPTIONS = [
-  ['src/modules/telephony/routes.ts', 'src/providers/telephony/twilio.ts'], // issue 30: to remove
-  ['src/modules/telephony/routes.ts', 'src/providers/telephony/twilio-client.ts'], // issue 30: to remove
-  ['src/modules/telephony/twilio-service.ts', 'src/providers/telephony/twilio.ts'], // issue 30: to remove
-  ['src/modules/telephony/twilio-service.ts', 'src/providers/telephony/twilio-client.ts'], // issue 30: to remove
-  ['src/modules/telephony/twilio-service.ts', 'src/providers/telephony/twilio-media.ts'], // issue 30: to remove
-];
-
-const exact = (file) => `^${file.replaceAll('.', '\\.')}$`;
-const notKnown = (from) => KNOWN_LAYER_EXCEPTIONS.filter(([source]) => source === from).map(([, target]) => exact(target));
-
 function layerRule(name, comment, from, to) {
-  const known = KNOWN_LAYER_EXCEPTIONS.filter(([source, target]) => new RegExp(from).test(source) && new RegExp(to).test(target));
-  const sources = [...new Set(known.map(([source]) => source))];
-  const rules = [{ name, comment, severity: 'error', from: sources.length > 0 ? { path: from, pathNot: sources.map(exact) } : { path: from }, to: { path: to } }];
-  for (const source of sources) {
-    rules.push({ name, comment: `${comment} (known exceptions of ${source}: issue 30, to remove)`, severity: 'error', from: { path: exact(source) }, to: { path: to, pathNot: notKnown(source) } });
-  }
-  return rules;
+  return { name, comment, severity: 'error', from: { path: from }, to: { path: to } };
 }
 
 const moduleCycleRules = [
@@ -54,26 +33,26 @@ module.exports = {
       from: { path: '^src/ports/' },
       to: { path: '^src/', pathNot: '^src/ports/' },
     },
-    ...layerRule(
+    layerRule(
       'providers-see-ports',
       'An adapter (src/providers/) imports ports, platform utilities, libraries and other adapters: never a module, the runtime, the engine or the composition.',
       '^src/providers/',
       '^src/(modules|runtime|engine)/|^src/[^/]+\\.ts$|^src/platform/platform\\.ts$',
     ),
-    ...layerRule(
+    layerRule(
       'no-adapter-below-composition',
       'Only the composition root (src/app.ts, src/server.ts) names adapters (through src/providers/index.ts): modules, the runtime, the engine, the platform and the ports reach them through ports.',
       '^src/(modules|runtime|engine|platform|ports)/',
       '^src/providers/',
     ),
-    ...layerRule(
+    layerRule(
       'platform-beside',
       'The platform (src/platform/) is used by every layer and uses none of them (ports aside; adapters: no-adapter-below-composition).',
       '^src/platform/',
       '^src/(modules|runtime|engine)/',
     ),
-    ...layerRule('runtime-below-modules', 'The call runtime knows no module (no HTTP, no SQL).', '^src/runtime/', '^src/modules/'),
-    ...layerRule('engine-below-runtime', 'The dialogue engine knows no module and no call runtime.', '^src/engine/', '^src/(modules|runtime)/'),
+    layerRule('runtime-below-modules', 'The call runtime knows no module (no HTTP, no SQL).', '^src/runtime/', '^src/modules/'),
+    layerRule('engine-below-runtime', 'The dialogue engine knows no module and no call runtime.', '^src/engine/', '^src/(modules|runtime)/'),
     ...moduleCycleRules,
   ],
   options: {

@@ -30,6 +30,9 @@ const percentile = (values: number[], p: number) => {
 function ringingTelephony(): SandboxTelephony {
   return {
     name: 'sandbox',
+    simulated: true,
+    ownsCallerIds: false,
+    inbound: true,
     dial: (request: DialRequest) =>
       new Promise((resolve) => {
         const timer = setTimeout(() => resolve({ kind: 'no_answer' }), RING_MS / SPEED);

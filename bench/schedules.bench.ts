@@ -48,7 +48,7 @@ async function measure(database: DatabaseHandle, label: string) {
 
   // The worker as module.ts builds it, its dispatcher wrapped to time each commit.
   const repo = createSchedulesRepo();
-  const real = createScheduleDispatcher({ db: platform.db, clock: systemClock, journal: calls.journal, repo, telephonyProvider: 'sandbox', nudgeCalls: () => undefined });
+  const real = createScheduleDispatcher({ db: platform.db, clock: systemClock, journal: calls.journal, repo, telephony: { name: 'sandbox', ownsCallerIds: false }, nudgeCalls: () => undefined });
   const firedAt = new Map<string, number>();
   let onFired: (() => void) | null = null;
   const dispatcher = {

@@ -9,7 +9,7 @@ import type { NumberInventory } from './number-inventory.ts';
 import type { PaymentsProvider } from './payments.ts';
 import type { RealtimeMediaProvider } from './realtime-media.ts';
 import type { SpeechToText } from './stt.ts';
-import type { SandboxTelephony, TelephonyProvider } from './telephony.ts';
+import type { CarrierWebhookDescription, TelephonyProvider } from './telephony.ts';
 import type { TextToSpeech, TtsDescription, TtsRegistry } from './tts.ts';
 
 export interface Providers {
@@ -20,10 +20,12 @@ export interface Providers {
   /** Recordings and other large binaries. */
   blobs: BlobStore;
   /**
-   * Places and answers calls: the sandbox (it simulates the callee) or Twilio (TELEPHONY_PROVIDER;
-   * its webhooks and Media Streams are modules/telephony's, which knows the adapter).
+   * Places and answers calls: the sandbox (it simulates the callee) or a carrier (TELEPHONY_PROVIDER),
+   * known to its consumers by its capability flags only.
    */
-  telephony: SandboxTelephony | (TelephonyProvider & { readonly name: 'twilio' });
+  telephony: TelephonyProvider;
+  /** Every registered carrier's webhooks as the API declares them (the running one's answer: `telephony.webhooks`). */
+  carrierWebhooks: readonly CarrierWebhookDescription[];
   /** The telephony provider's numbers: searched, bought, imported, released. */
   numbers: NumberInventory;
   /** The clock real calls run on (a sandbox call brings its own virtual clock: CallMedia.clock). */

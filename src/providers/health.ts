@@ -1,5 +1,4 @@
 import type { EngineHealth, MediaHealth, Providers } from '../ports/providers.ts';
-import type { TwilioTelephony } from './telephony/twilio.ts';
 
 // Which telephony, speech-to-text and text-to-speech engines this deployment runs, and whether the
 // real ones answer: said in the start-up log, and by GET /v1/media/health with the voice issue.
@@ -7,7 +6,7 @@ import type { TwilioTelephony } from './telephony/twilio.ts';
 
 export interface HealthInputs {
   providers: Providers;
-  config: { stt: { baseUrl?: string; apiKey?: string }; twilio: { accountSid?: string } };
+  config: { stt: { baseUrl?: string; apiKey?: string } };
   timeoutMs?: number;
 }
 
@@ -42,12 +41,10 @@ export async function checkMediaHealth(inputs: HealthInputs): Promise<MediaHealt
   const telephony = providers.telephony;
 
   const telephonyCheck = async (): Promise<EngineHealth> => {
-    if (telephony.name !== 'twilio' || !config.twilio.accountSid) return { provider: telephony.name, real: false, reachable: null, latency_ms: null };
-    const sid = config.twilio.accountSid;
-    // The Twilio telephony is the Twilio adapter (providers/index.ts builds it); the port's type does not name it.
-    const { client } = telephony as TwilioTelephony;
-    const result = await timed(() => withTimeout(client.api.v2010.accounts(sid).fetch(), timeoutMs));
-    return { provider: 'twilio', real: true, reachable: result.ok, latency_ms: result.latencyMs, ...(result.detail ? { detail: result.detail } : {}) };
+    const probe = telephony.probe?.bind(telephony);
+    if (telephony.simulated || !probe) return { provider: telephony.name, real: false, reachable: null, latency_ms: null };
+    const result = await timed(() => withTimeout(probe(), timeoutMs));
+    return { provider: telephony.name, real: true, reachable: result.ok, latency_ms: result.latencyMs, ...(result.detail ? { detail: result.detail } : {}) };
   };
 
   const sttCheck = async (): Promise<EngineHealth> => {

@@ -8,7 +8,9 @@ import type { LLM } from '../ports/llm.ts';
 import type { PaymentsProvider } from '../ports/payments.ts';
 import type { Providers } from '../ports/providers.ts';
 import type { RealtimeMediaProvider } from '../ports/realtime-media.ts';
-import type { SandboxTelephony } from '../ports/telephony.ts';
+import type { NumberInventory } from '../ports/number-inventory.ts';
+import type { CarrierWebhookDescription, TelephonyProvider } from '../ports/telephony.ts';
+import type { TextToSpeech } from '../ports/tts.ts';
 import { createOpenAiEmbeddings } from './embeddings/openai.ts';
 import { checkMediaHealth } from './health.ts';
 import { createLlm } from './llm/index.ts';
@@ -18,9 +20,10 @@ import { createStripePayments } from './payments/stripe.ts';
 import { createOpenAiStt } from './stt/openai.ts';
 import { createSandboxTelephony } from './telephony/sandbox.ts';
 import { createSandboxInventory } from './telephony/sandbox-inventory.ts';
-import { createTwilioTelephony, type TwilioTelephony } from './telephony/twilio.ts';
-import { createTwilioClient } from './telephony/twilio-client.ts';
-import { createTwilioInventory } from './telephony/twilio-inventory.ts';
+import { createTwilioClient } from './telephony/twilio/client.ts';
+import { createTwilioInventory } from './telephony/twilio/inventory.ts';
+import { createTwilioTelephony } from './telephony/twilio/telephony.ts';
+import { TWILIO_WEBHOOKS } from './telephony/twilio/webhooks.ts';
 import { createOpenAiRealtime } from './realtime/openai-realtime.ts';
 import { createOpenAiRealtimeStt } from './realtime/openai-realtime-stt.ts';
 import { createTtsRegistryFromConfig, type TtsConfig } from './tts/index.ts';
@@ -31,8 +34,8 @@ import { createRuntimeSpeech } from './tts/runtime-speech.ts';
 // buildApp({providers}) replaces any of them, as tests and benchmarks do). The only file that names
 // adapters: modules never build one themselves.
 
-/** Adapters replacing the configured ones (tests, benchmarks): any port, or a concrete telephony. */
-export type ProviderOverrides = Partial<Omit<Providers, 'telephony'>> & { telephony?: SandboxTelephony | TwilioTelephony };
+/** Adapters replacing the configured ones (tests, benchmarks): any port. */
+export type ProviderOverrides = Partial<Providers>;
 
 export interface ProviderInputs {
   config: {
@@ -80,7 +83,6 @@ export function createProviders(inputs: ProviderInputs, overrides: ProviderOverr
   // Synthesis runs in the app's worker threads (a 300-letter preview is about a second of CPU).
   const tts = overrides.tts ?? createTtsRegistryFromConfig(config, { cpu: inputs.cpu });
   const speech = overrides.speech ?? createRuntimeSpeech(tts);
-  const twilio = config.telephonyProvider === 'twilio';
   // Real calls run in real time; each sandbox call on a virtual clock of its own, capped at SANDBOX_SPEED.
   const callClock = overrides.callClock ?? inputs.clocks.real();
   // A speech-to-speech model is a real-time service: its sandbox calls run on a real-time clock.
@@ -88,7 +90,8 @@ export function createProviders(inputs: ProviderInputs, overrides: ProviderOverr
   const { realtime } = config;
   const speechModelFor = (model: string) =>
     realtime.baseUrl ? createOpenAiRealtime({ baseUrl: realtime.baseUrl, apiKey: realtime.apiKey, model: model.trim() || realtime.model, transcriptionModel: realtime.transcriptionModel, connectTimeoutMs: realtime.connectTimeoutMs }) : null;
-  const telephony = overrides.telephony ?? (twilio ? createTwilio(config) : createSandboxTelephony({ newClock: newSandboxClock, tts: speech }));
+  const carrier = overrides.telephony && overrides.numbers ? null : CARRIERS[config.telephonyProvider]({ config, newSandboxClock, speech });
+  const telephony = overrides.telephony ?? (carrier as Carrier).telephony;
   let embeddingsAdapter: EmbeddingsProvider | undefined;
   const providers: Providers = {
     llmFor: overrides.llmFor ?? llmFor,
@@ -98,7 +101,8 @@ export function createProviders(inputs: ProviderInputs, overrides: ProviderOverr
     callClock,
     mediaClock: overrides.mediaClock ?? inputs.clocks.real(),
     telephony,
-    numbers: overrides.numbers ?? (telephony.name === 'twilio' ? createTwilioInventory({ client: telephony.client, voiceUrl: telephony.urls.voice, statusUrl: telephony.urls.status }) : createSandboxInventory()),
+    carrierWebhooks: overrides.carrierWebhooks ?? CARRIER_WEBHOOKS,
+    numbers: overrides.numbers ?? (carrier as Carrier).numbers,
     payments: overrides.payments ?? createPayments(config),
     realtime: overrides.realtime ?? createRealtime(config),
     stt: overrides.stt ?? (config.stt.baseUrl ? createOpenAiStt({ ...config.stt, baseUrl: config.stt.baseUrl }) : undefined),
@@ -120,12 +124,38 @@ export function createProviders(inputs: ProviderInputs, overrides: ProviderOverr
   return providers;
 }
 
-function createTwilio(config: ProviderInputs['config']): TwilioTelephony {
-  const { accountSid, authToken, apiBaseUrl } = config.twilio;
-  // config.ts refuses TELEPHONY_PROVIDER=twilio without both.
-  if (!accountSid || !authToken) throw new Error('TELEPHONY_PROVIDER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
-  return createTwilioTelephony({ client: createTwilioClient({ accountSid, authToken, apiBaseUrl }), publicBaseUrl: config.publicBaseUrl });
+/** A carrier's adapters: its telephony and the numbers it sells. */
+interface Carrier {
+  telephony: TelephonyProvider;
+  numbers: NumberInventory;
 }
+
+interface CarrierInputs {
+  config: ProviderInputs['config'];
+  /** A new sandbox call's clock. */
+  newSandboxClock(kind?: 'virtual' | 'real'): RuntimeClock;
+  speech: TextToSpeech;
+}
+
+/**
+ * The carriers a deployment can run (TELEPHONY_PROVIDER), each built from configuration. A new
+ * carrier is an adapter folder under providers/telephony/ and its registration: an entry here, its
+ * webhooks' description in CARRIER_WEBHOOKS, its settings in config.ts. The modules know it by its
+ * capability flags and its webhooks' port only.
+ */
+const CARRIERS: Record<ProviderInputs['config']['telephonyProvider'], (inputs: CarrierInputs) => Carrier> = {
+  sandbox: ({ newSandboxClock, speech }) => ({ telephony: createSandboxTelephony({ newClock: newSandboxClock, tts: speech }), numbers: createSandboxInventory() }),
+  twilio: ({ config }) => {
+    const { accountSid, authToken, apiBaseUrl } = config.twilio;
+    // config.ts refuses TELEPHONY_PROVIDER=twilio without both.
+    if (!accountSid || !authToken) throw new Error('TELEPHONY_PROVIDER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
+    const telephony = createTwilioTelephony({ client: createTwilioClient({ accountSid, authToken, apiBaseUrl }), publicBaseUrl: config.publicBaseUrl });
+    return { telephony, numbers: createTwilioInventory({ client: telephony.client, voiceUrl: telephony.urls.voice, statusUrl: telephony.urls.status }) };
+  },
+};
+
+/** Every registered carrier's webhooks, declared by the API whichever carrier runs. */
+const CARRIER_WEBHOOKS: readonly CarrierWebhookDescription[] = [TWILIO_WEBHOOKS];
 
 function createPayments(config: ProviderInputs['config']): PaymentsProvider {
   const { secretKey, webhookSecret, apiBaseUrl } = config.stripe;

@@ -76,7 +76,6 @@ export function createCallsModule(platform: Platform, options: { linkSecret: str
     runner,
     providers,
     knowledge,
-    telephonyProvider: config.telephonyProvider,
     leaseMs: config.calls.leaseMs,
     nudge: () => worker.nudge(),
   });

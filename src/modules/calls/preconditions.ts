@@ -44,7 +44,8 @@ export interface OutboundInput {
 }
 
 export interface OutboundOptions {
-  telephonyProvider: 'sandbox' | 'twilio';
+  /** The telephony's caller ids are the workspace's numbers (TelephonyCapabilities.ownsCallerIds); else it provides one. */
+  ownsCallerIds: boolean;
   /** false: the wallet is not checked (a call placed later reads it then). */
   funds?: boolean;
 }
@@ -69,7 +70,7 @@ export async function checkOutboundMany(db: Executor, inputs: Array<OutboundInpu
   const dialed = [...new Set(tos.filter((n): n is string => n !== null))];
   const listed = dialed.length === 0 ? [] : await db.selectFrom('dnc_numbers').select(['workspace_id', 'number']).where('workspace_id', 'in', workspaceIds).where('number', 'in', dialed).execute();
   const doNotCall = new Set(listed.map((r) => key(r.workspace_id, r.number)));
-  const callerIds = options.telephonyProvider === 'sandbox' ? [] : [...new Set(froms.filter((n): n is string => n !== null))];
+  const callerIds = !options.ownsCallerIds ? [] : [...new Set(froms.filter((n): n is string => n !== null))];
   const owned = callerIds.length === 0 ? [] : await db.selectFrom('phone_numbers').select(['number', 'workspace_id']).where('number', 'in', callerIds).execute();
   const ownerOf = new Map(owned.map((r) => [r.number, r.workspace_id]));
   const wallets = options.funds === false ? [] : await db.selectFrom('wallets').select(['workspace_id', 'balance_micros']).where('workspace_id', 'in', workspaceIds).execute();
@@ -82,11 +83,11 @@ export async function checkOutboundMany(db: Executor, inputs: Array<OutboundInpu
     if (!liveAgents.has(key(input.workspaceId, input.agent_id))) return refuse(invalidField('agent_id', 'no such agent in this workspace'));
     let from = froms[i];
     if (input.from && !from) return refuse(invalidField('from', PHONE_MESSAGE));
-    if (from && options.telephonyProvider !== 'sandbox' && ownerOf.get(from) !== input.workspaceId) {
+    if (from && options.ownsCallerIds && ownerOf.get(from) !== input.workspaceId) {
       return refuse(new AppError('no_caller_id', "from is not one of this workspace's phone numbers."));
     }
     if (!from) {
-      if (options.telephonyProvider !== 'sandbox') return refuse(new AppError('no_caller_id', "No caller id: pass from, one of the workspace's phone numbers."));
+      if (options.ownsCallerIds) return refuse(new AppError('no_caller_id', "No caller id: pass from, one of the workspace's phone numbers."));
       from = SANDBOX_CALLER_ID;
     }
     if (doNotCall.has(key(input.workspaceId, to))) return refuse(new AppError('do_not_call', `${to} is on the workspace's do-not-call list.`));

@@ -287,9 +287,15 @@ export function createCallRunner(deps: RunnerDeps) {
         ),
       );
     },
-    /** Runs an inbound call whose media is already connected. */
-    runInbound(row: CallRow, media: CallMedia): Promise<void> {
-      return tracked(row.id, run(row, async () => ({ kind: 'answered', media })));
+    /**
+     * Runs a call whose transport is connected to its end: the one way every transport hands a call
+     * over (the sandbox's inbound calls, a carrier's media streams, the media WebSocket, LiveKit).
+     * `call` is its ringing row, leased by this holder (each transport has just read or claimed it:
+     * the call is live here from this moment, for a hang-up that comes at once); an outbound call
+     * dialed here is answered through its dial instead.
+     */
+    answer(call: CallRow, media: CallMedia): Promise<void> {
+      return tracked(call.id, run(call, async () => ({ kind: 'answered', media })));
     },
     /** Resolves when a call this process runs has ended; undefined when it does not run here. */
     ended(callId: string): Promise<void> | undefined {

@@ -24,7 +24,6 @@ export interface CallsServiceDeps {
   runner: CallRunner;
   providers: Providers;
   knowledge: KnowledgeSearch;
-  telephonyProvider: 'sandbox' | 'twilio';
   leaseMs: number;
   /** Wakes the dialer after a call is queued. */
   nudge(): void;
@@ -34,6 +33,7 @@ const LIVE = ['ringing', 'in_progress'];
 
 export function createCallsService(deps: CallsServiceDeps) {
   const { db, journal, runner } = deps;
+  const { telephony } = deps.providers;
 
   async function callOf(workspaceId: string, id: string): Promise<CallRow> {
     const row = await db.selectFrom('calls').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
@@ -45,7 +45,7 @@ export function createCallsService(deps: CallsServiceDeps) {
     callOf,
 
     async placeOutbound(workspaceId: string, body: OutboundCallBody): Promise<CallRow> {
-      const { to, from } = await checkOutbound(db, workspaceId, body, { telephonyProvider: deps.telephonyProvider });
+      const { to, from } = await checkOutbound(db, workspaceId, body, { ownsCallerIds: telephony.ownsCallerIds });
       const row = await db.transaction().execute((tx) =>
         journal.queue(tx, {
           id: newId('call'),
@@ -54,7 +54,7 @@ export function createCallsService(deps: CallsServiceDeps) {
           direction: 'outbound',
           from_number: from,
           to_number: to,
-          provider: deps.telephonyProvider,
+          provider: telephony.name,
           variables: body.variables ?? {},
           metadata: body.metadata ?? {},
           simulation: body.simulation ?? null,
@@ -66,7 +66,7 @@ export function createCallsService(deps: CallsServiceDeps) {
 
     /** A call to one of the workspace's numbers from a simulated caller: answered at once, run here. */
     async receiveSandboxCall(workspaceId: string, body: InboundCallBody): Promise<CallRow> {
-      if (deps.telephonyProvider !== 'sandbox') throw invalidState('Inbound sandbox calls need TELEPHONY_PROVIDER=sandbox.');
+      if (!telephony.inbound) throw invalidState('Inbound sandbox calls need TELEPHONY_PROVIDER=sandbox.');
       const to = phone(body.to, 'to');
       const from = phone(body.from, 'from');
       const number = await findAssignedNumber(db, to);
@@ -81,18 +81,16 @@ export function createCallsService(deps: CallsServiceDeps) {
           direction: 'inbound',
           from_number: from,
           to_number: to,
-          provider: 'sandbox',
+          provider: telephony.name,
           simulation: body.simulation ?? null,
         }),
       );
       // Inbound calls are always answered (they count toward the live total, never wait).
       await journal.ring(row, runner.holder, deps.leaseMs);
       const ringing = await callOf(workspaceId, id);
-      const { telephony } = deps.providers;
-      if (telephony.name !== 'sandbox') throw invalidState('Inbound sandbox calls need TELEPHONY_PROVIDER=sandbox.');
       const agent = await loadCallAgent(db, workspaceId, number.agent_id as string);
       const media = telephony.acceptInbound({ callId: id, from, to, simulation: body.simulation ?? null, realTime: agent?.llm.provider === 'openai-realtime' });
-      void runner.runInbound(ringing, media);
+      void runner.answer(ringing, media);
       return ringing;
     },
 

@@ -146,7 +146,7 @@ describe('demo calls with a real telephony provider', () => {
     const service = createDemoService({
       db: t.platform.db,
       calls: t.calls.service,
-      telephonyProvider: 'twilio',
+      telephony: { simulated: false, ownsCallerIds: true },
       bootstrap: () => bootstrap(),
       engineFor: () => assert.fail('no chat here'),
     });

@@ -22,7 +22,7 @@ export function demoRoutes(platform: Platform, calls: CallsModule): FastifyPlugi
   const service = createDemoService({
     db,
     calls: calls.service,
-    telephonyProvider: config.telephonyProvider,
+    telephony: platform.providers.telephony,
     bootstrap,
     engineFor: (agent) =>
       createDialogueEngine({ llm: platform.providers.llmFor(agent.llm), knowledge, functions: functions.invokerFor({ agentId: agent.id, secret: agent.webhook_secret }) }),

@@ -1,5 +1,6 @@
 import type { DialogueEngine } from '../../engine/types.ts';
 import { type EngineAgent, LlmError } from '../../ports/llm.ts';
+import type { TelephonyCapabilities } from '../../ports/telephony.ts';
 import type { Database } from '../../platform/db/schema.ts';
 import { AppError, invalidField } from '../../platform/errors.ts';
 import { toE164 } from '../../platform/phone.ts';
@@ -15,7 +16,8 @@ import type { DemoCall, DemoChatReply } from './schemas.ts';
 export interface DemoServiceDeps {
   db: Database;
   calls: Pick<CallsService, 'placeOutbound'>;
-  telephonyProvider: 'sandbox' | 'twilio';
+  /** Simulated: the demo says so; owning caller ids: the demo calls from one of its workspace's numbers. */
+  telephony: Pick<TelephonyCapabilities, 'simulated' | 'ownsCallerIds'>;
   /** Makes the demo (idempotent): used when the start-up bootstrap has not (yet) made it. */
   bootstrap(): Promise<DemoIds>;
   /** The dialogue engine for the demo agent (the same construction as the agents' chat). */
@@ -32,9 +34,9 @@ export function createDemoService(deps: DemoServiceDeps) {
     return { ids, agent };
   }
 
-  /** With a real provider the caller id must be a number of the demo workspace (the sandbox provides its own). */
+  /** With a carrier the caller id must be a number of the demo workspace (the sandbox provides its own). */
   async function callerId(workspaceId: string): Promise<string | undefined> {
-    if (deps.telephonyProvider === 'sandbox') return undefined;
+    if (!deps.telephony.ownsCallerIds) return undefined;
     const number = await db.selectFrom('phone_numbers').select('number').where('workspace_id', '=', workspaceId).orderBy('id', 'asc').executeTakeFirst();
     if (!number) throw new AppError('service_unavailable', 'Demo calls are not available: the demo workspace has no phone number to call from.');
     return number.number;
@@ -53,7 +55,7 @@ export function createDemoService(deps: DemoServiceDeps) {
         if (error instanceof AppError && error.code === 'do_not_call') throw new AppError('do_not_call', `${to} asked not to be called by the demo.`);
         throw error;
       });
-      return { call_id: row.id, status: row.status, sandbox: deps.telephonyProvider === 'sandbox', max_duration_seconds: agent.max_duration_seconds };
+      return { call_id: row.id, status: row.status, sandbox: deps.telephony.simulated, max_duration_seconds: agent.max_duration_seconds };
     },
 
     async chat(message: string): Promise<DemoChatReply> {

@@ -6,6 +6,7 @@ import { newId } from '../../platform/ids.ts';
 import type { CallJournal, NewCall } from '../calls/journal.ts';
 import { checkOutboundMany } from '../calls/preconditions.ts';
 import type { CallSimulation } from '../calls/tables.ts';
+import type { TelephonyProvider } from '../../ports/telephony.ts';
 import type { ScheduleRow, SchedulesRepo } from './repo.ts';
 
 // Firing a schedule: the call is queued through the call journal (so the call runtime runs it like
@@ -22,7 +23,8 @@ export interface DispatcherDeps {
   clock: Clock;
   journal: CallJournal;
   repo: SchedulesRepo;
-  telephonyProvider: 'sandbox' | 'twilio';
+  /** Its name is each call's `provider`; its caller ids decide the outbound checks. */
+  telephony: Pick<TelephonyProvider, 'name' | 'ownsCallerIds'>;
   /** Wakes the dialer after calls were queued. */
   nudgeCalls(): void;
 }
@@ -47,7 +49,7 @@ export function createScheduleDispatcher(deps: DispatcherDeps) {
     const verdicts = await checkOutboundMany(
       tx,
       rows.map((row) => ({ workspaceId: row.workspace_id, agent_id: row.agent_id, to: row.to_number, from: row.from_number })),
-      { telephonyProvider: deps.telephonyProvider },
+      { ownsCallerIds: deps.telephony.ownsCallerIds },
     );
     const placed: Array<{ row: ScheduleRow; call: NewCall }> = [];
     const refusals = new Map<string, AppError>();
@@ -66,7 +68,7 @@ export function createScheduleDispatcher(deps: DispatcherDeps) {
           direction: 'outbound',
           from_number: verdict.from,
           to_number: verdict.to,
-          provider: deps.telephonyProvider,
+          provider: deps.telephony.name,
           variables: row.variables as Record<string, string>,
           metadata: row.metadata as Record<string, unknown>,
           simulation: (row.simulation as CallSimulation | null) ?? null,

@@ -11,10 +11,10 @@ import { createScheduleWorker } from './worker.ts';
 export function createSchedulesModule(platform: Platform, calls: CallsModule) {
   const repo = createSchedulesRepo();
   const nudgeCalls = () => calls.worker.nudge();
-  const telephonyProvider = platform.config.telephonyProvider;
-  const dispatcher = createScheduleDispatcher({ db: platform.db, clock: platform.clock, journal: calls.journal, repo, telephonyProvider, nudgeCalls });
+  const { telephony } = platform.providers;
+  const dispatcher = createScheduleDispatcher({ db: platform.db, clock: platform.clock, journal: calls.journal, repo, telephony, nudgeCalls });
   const worker = createScheduleWorker({ platform, dispatcher, repo });
-  const service = createSchedulesService({ database: platform.database, clock: platform.clock, repo, dispatcher, telephonyProvider, wake: () => worker.nudge(), nudgeCalls });
+  const service = createSchedulesService({ database: platform.database, clock: platform.clock, repo, dispatcher, telephony, wake: () => worker.nudge(), nudgeCalls });
   return { service, worker, dispatcher };
 }
 

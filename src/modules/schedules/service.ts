@@ -4,6 +4,7 @@ import type { DatabaseHandle } from '../../platform/db/database.ts';
 import { invalidField, invalidState, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { type Page, pageRequest, toPage } from '../../platform/pagination.ts';
+import type { TelephonyProvider } from '../../ports/telephony.ts';
 import { checkOutbound } from '../calls/preconditions.ts';
 import type { ScheduleDispatcher } from './dispatch.ts';
 import type { ScheduleRow, SchedulesRepo } from './repo.ts';
@@ -23,7 +24,7 @@ export interface SchedulesServiceDeps {
   clock: Clock;
   repo: SchedulesRepo;
   dispatcher: ScheduleDispatcher;
-  telephonyProvider: 'sandbox' | 'twilio';
+  telephony: Pick<TelephonyProvider, 'ownsCallerIds'>;
   /** Wakes this process's schedule worker (a schedule was created or moved). */
   wake(): void;
   /** Wakes the dialer after `run` queued a call. */
@@ -92,7 +93,7 @@ export function createSchedulesService(deps: SchedulesServiceDeps) {
     async create(workspaceId: string, body: ScheduleCreate): Promise<ScheduleRow> {
       const scheduledAt = when(body.scheduled_at);
       // The wallet is read when the call is placed: it may be topped up before then.
-      const checked = await checkOutbound(db, workspaceId, body, { telephonyProvider: deps.telephonyProvider, funds: false });
+      const checked = await checkOutbound(db, workspaceId, body, { ownsCallerIds: deps.telephony.ownsCallerIds, funds: false });
       const now = clock.now();
       const row = await db
         .insertInto('schedules')
@@ -132,7 +133,7 @@ export function createSchedulesService(deps: SchedulesServiceDeps) {
           to: patch.to ?? current.to_number,
           from: patch.from === undefined ? current.from_number : patch.from,
         };
-        const checked = await checkOutbound(tx, workspaceId, merged, { telephonyProvider: deps.telephonyProvider, funds: false });
+        const checked = await checkOutbound(tx, workspaceId, merged, { ownsCallerIds: deps.telephony.ownsCallerIds, funds: false });
         return tx
           .updateTable('schedules')
           .set({

@@ -154,7 +154,7 @@ export function createVoiceService(deps: VoiceDeps) {
       stream.close();
       await realtime.deleteRoom(session.room_name).catch(() => undefined);
     };
-    void calls.runner.runInbound(ringing, { stream, stt: recogniserOf(platform.providers), answeredBy: 'human', transfer: leave, hangup: leave });
+    void calls.runner.answer(ringing, { stream, stt: recogniserOf(platform.providers), answeredBy: 'human', transfer: leave, hangup: leave });
   }
 
   /** Stops the media writer's thread; releases the real-time SDK's native side, which keeps the process alive until disposed. */
@@ -180,7 +180,7 @@ export function createVoiceService(deps: VoiceDeps) {
       return;
     }
     const ringing = await db.selectFrom('calls').selectAll().where('id', '=', call.id).executeTakeFirstOrThrow();
-    void calls.runner.runInbound(ringing, {
+    void calls.runner.answer(ringing, {
       stream,
       stt: recogniserOf(platform.providers),
       answeredBy: 'human',

@@ -110,6 +110,9 @@ export function createSandboxTelephony(deps: SandboxTelephonyDeps): SandboxTelep
 
   return {
     name: 'sandbox',
+    simulated: true,
+    ownsCallerIds: false,
+    inbound: true,
     async dial(request: DialRequest): Promise<DialOutcome> {
       const { to, signal } = request;
       const clock = deps.newClock(request.realTime ? 'real' : 'virtual');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import alawmulaw from 'alawmulaw';
 import twilio from 'twilio';
-import { createTwilioClient, type TwilioClient } from '../../../src/providers/telephony/twilio-client.ts';
+import { createTwilioClient, type TwilioClient } from '../../../src/providers/telephony/twilio/client.ts';
 import { startPlatform, until } from './fake-platform.ts';
 import { type FakeTwilio, startFakeTwilio } from './index.ts';
 

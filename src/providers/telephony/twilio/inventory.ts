@@ -1,5 +1,5 @@
-import type { AvailableNumber, NumberInventory, ProvisionedNumber } from '../../ports/number-inventory.ts';
-import type { TwilioClient } from './twilio-client.ts';
+import type { AvailableNumber, NumberInventory, ProvisionedNumber } from '../../../ports/number-inventory.ts';
+import type { TwilioClient } from './client.ts';
 
 // Phone numbers through Twilio: searched in AvailablePhoneNumbers (local numbers), bought and
 // imported as IncomingPhoneNumbers pointed at this deployment's voice webhook, released by

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { startFakeTwilio } from '../../../test/fakes/twilio/index.ts';
-import { createTwilioTelephony } from './twilio.ts';
-import { createTwilioClient } from './twilio-client.ts';
+import { startFakeTwilio } from '../../../../test/fakes/twilio/index.ts';
+import { createTwilioTelephony } from './telephony.ts';
+import { createTwilioClient } from './client.ts';
 
 // The Twilio adapter's dial on its own, through the real SDK against the local fake Twilio: a
 // status callback settles it; a dial that hears nothing here (with several instances, the call's

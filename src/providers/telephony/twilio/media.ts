@@ -1,8 +1,8 @@
 import alawmulaw from 'alawmulaw';
 import type { RawData, WebSocket } from 'ws';
-import { FRAME_SAMPLES, SAMPLE_RATE } from '../../platform/audio/frames.ts';
-import { createResampler, type Resampler } from '../../platform/audio/resample.ts';
-import type { MediaCloseReason, MediaStream } from '../../ports/media.ts';
+import { FRAME_SAMPLES, SAMPLE_RATE } from '../../../platform/audio/frames.ts';
+import { createResampler, type Resampler } from '../../../platform/audio/resample.ts';
+import type { MediaCloseReason, MediaStream } from '../../../ports/media.ts';
 
 // Twilio Media Streams (bidirectional, `<Connect><Stream>`) as the runtime's MediaStream. Twilio
 // sends JSON text messages: `connected`, `start` (the stream and call SIDs, the <Parameter>s),

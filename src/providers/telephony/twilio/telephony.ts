@@ -1,27 +1,22 @@
-import type { CallMedia, DialOutcome, DialRequest, TelephonyProvider } from '../../ports/telephony.ts';
-import { type TwilioClient, twilioSdk } from './twilio-client.ts';
-import type { TwilioMediaStream } from './twilio-media.ts';
+import type { CallMedia, CarrierCallStatus, DialOutcome, DialRequest, TelephonyProvider } from '../../../ports/telephony.ts';
+import { type TwilioClient, twilioSdk } from './client.ts';
+import type { TwilioMediaStream } from './media.ts';
+import { callStatusOf, createTwilioWebhooks, TWILIO_PATHS } from './webhooks.ts';
 
 // Twilio as the runtime's telephony (DESIGN "Twilio"). Outbound: `calls.create` with status
 // callbacks and asynchronous answering-machine detection; the call is answered when its Media
 // Stream connects (the voice webhook answers with <Connect><Stream>), and not answered when a
 // final status callback says busy, no-answer, failed or canceled. Transfer and hang-up update the
 // live call (<Dial> TwiML, status completed). The webhooks and the stream reach this adapter
-// through the telephony module, which verifies them first.
-
-export const TWILIO_PATHS = {
-  voice: '/v1/telephony/twilio/voice',
-  status: '/v1/telephony/twilio/status',
-  stream: '/v1/telephony/twilio/stream',
-} as const;
+// through the port's webhooks (webhooks.ts), served and verified by the telephony module.
 
 /** Seconds Twilio lets an outbound call ring before it reports no-answer. */
 export const RING_TIMEOUT_SECONDS = 30;
 
-/** Twilio's call statuses that end a call before it was answered, as the runtime's outcomes. */
-const NOT_ANSWERED: Record<string, DialOutcome> = {
+/** The final statuses of a call before it was answered, as the runtime's outcomes. */
+const NOT_ANSWERED: Partial<Record<CarrierCallStatus, DialOutcome>> = {
   busy: { kind: 'busy' },
-  'no-answer': { kind: 'no_answer' },
+  no_answer: { kind: 'no_answer' },
   failed: { kind: 'failed', message: 'Twilio could not connect the call' },
   canceled: { kind: 'failed', message: 'the call was canceled before it was answered' },
   // Answered but ended before its stream reached this process (or it went to another instance).
@@ -47,14 +42,6 @@ interface PendingDial {
 interface LiveMedia {
   verdict: 'human' | 'machine' | null;
   listeners: Array<(who: 'human' | 'machine') => void>;
-}
-
-/** Twilio's AnsweredBy values: a person, or a machine (with or without the end of its message heard). */
-export function answeredByOf(value: string | undefined): 'human' | 'machine' | null {
-  if (!value) return null;
-  if (value === 'human') return 'human';
-  if (value.startsWith('machine') || value === 'fax') return 'machine';
-  return null;
 }
 
 export function createTwilioTelephony(deps: TwilioTelephonyDeps) {
@@ -133,75 +120,83 @@ export function createTwilioTelephony(deps: TwilioTelephonyDeps) {
     });
   }
 
+  /** The live call around a connected stream: transfer and hang-up through the REST API, the machine verdict when it comes. */
+  function mediaOf(callId: string, stream: TwilioMediaStream): CallMedia {
+    const sid = stream.start.callSid;
+    const entry = liveOf(callId);
+    stream.onClose(() => live.delete(callId));
+    return {
+      stream,
+      answeredBy: 'human',
+      onAnsweredBy(listener) {
+        if (entry.verdict) listener(entry.verdict);
+        else entry.listeners.push(listener);
+      },
+      async transfer(to) {
+        stream.expectClose();
+        const twiml = new (twilioSdk().twiml.VoiceResponse)();
+        twiml.dial(to);
+        await client.calls(sid).update({ twiml: twiml.toString() });
+      },
+      async hangup() {
+        stream.expectClose();
+        await client.calls(sid).update({ status: 'completed' });
+        stream.close();
+      },
+    };
+  }
+
+  /** Hands a connected stream to the dial waiting for it; false when none waits in this process. */
+  function answered(callId: string, media: CallMedia): boolean {
+    const pending = dials.get(callId);
+    if (!pending) return false;
+    pending.resolve({ kind: 'answered', media });
+    return true;
+  }
+
+  /** A final status before the answer settles the dial; answers whether one waited here. */
+  function dialStatus(callId: string, status: CarrierCallStatus): boolean {
+    const outcome = NOT_ANSWERED[status];
+    const pending = dials.get(callId);
+    if (!outcome || !pending) return false;
+    pending.resolve(outcome);
+    return true;
+  }
+
+  /**
+   * The answering-machine verdict of a call this process dials or runs (it may come before or
+   * after its stream connects); false for a call that is not here.
+   */
+  function answeredBy(callId: string, who: 'human' | 'machine'): boolean {
+    if (!live.has(callId) && !dials.has(callId)) return false;
+    const entry = liveOf(callId);
+    entry.verdict = who;
+    for (const listener of entry.listeners.splice(0)) listener(who);
+    return true;
+  }
+
   return {
     name: 'twilio' as const,
+    simulated: false as const,
+    // A caller id is one of the account's numbers; inbound calls come through the voice webhook.
+    ownsCallerIds: true as const,
+    inbound: false as const,
     dial,
     client,
+    /** The account answers: the media health check. */
+    probe: async () => void (await client.api.v2010.accounts(client.accountSid).fetch()),
+    webhooks: createTwilioWebhooks({ client, base, mediaOf, answered, dialStatus, answeredBy }),
 
-    /** The webhook and stream addresses this deployment gives Twilio. */
+    /** The webhook addresses this deployment gives Twilio (its numbers ring them). */
     urls: {
       voice: `${base}${TWILIO_PATHS.voice}`,
       status: `${base}${TWILIO_PATHS.status}`,
-      stream: `${base.replace(/^http/, 'ws')}${TWILIO_PATHS.stream}`,
     },
 
     /** Whether this process dialed `callId` and waits for it to be answered. */
     isDialing: (callId: string) => dials.has(callId),
-
-    /** The live call around a connected stream: transfer and hang-up through the REST API, the machine verdict when it comes. */
-    mediaOf(callId: string, stream: TwilioMediaStream): CallMedia {
-      const sid = stream.start.callSid;
-      const entry = liveOf(callId);
-      stream.onClose(() => live.delete(callId));
-      return {
-        stream,
-        answeredBy: 'human',
-        onAnsweredBy(listener) {
-          if (entry.verdict) listener(entry.verdict);
-          else entry.listeners.push(listener);
-        },
-        async transfer(to) {
-          stream.expectClose();
-          const twiml = new (twilioSdk().twiml.VoiceResponse)();
-          twiml.dial(to);
-          await client.calls(sid).update({ twiml: twiml.toString() });
-        },
-        async hangup() {
-          stream.expectClose();
-          await client.calls(sid).update({ status: 'completed' });
-          stream.close();
-        },
-      };
-    },
-
-    /** Hands a connected stream to the dial waiting for it; false when none waits in this process. */
-    answered(callId: string, media: CallMedia): boolean {
-      const pending = dials.get(callId);
-      if (!pending) return false;
-      pending.resolve({ kind: 'answered', media });
-      return true;
-    },
-
-    /** A status callback: a final status before the answer settles the dial; answers whether one waited here. */
-    statusChanged(callId: string, callStatus: string): boolean {
-      const outcome = NOT_ANSWERED[callStatus];
-      const pending = dials.get(callId);
-      if (!outcome || !pending) return false;
-      pending.resolve(outcome);
-      return true;
-    },
-
-    /**
-     * The answering-machine verdict of a call this process dials or runs (it may come before or
-     * after its stream connects); false for a call that is not here.
-     */
-    answeredBy(callId: string, who: 'human' | 'machine'): boolean {
-      if (!live.has(callId) && !dials.has(callId)) return false;
-      const entry = liveOf(callId);
-      entry.verdict = who;
-      for (const listener of entry.listeners.splice(0)) listener(who);
-      return true;
-    },
+    /** A status callback (Twilio's CallStatus): a final status before the answer settles the dial; answers whether one waited here. */
+    statusChanged: (callId: string, callStatus: string) => dialStatus(callId, callStatusOf(callStatus)),
   };
 }
 
