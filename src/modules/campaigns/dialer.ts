@@ -32,7 +32,7 @@ const RETRIED: CallStatus[] = ['busy', 'no_answer'];
 const CAMPAIGNS_PER_PASS = 50;
 
 export function createCampaignDialer(platform: Platform, calls: CallsModule, options: { pollIntervalMs?: number } = {}) {
-  const { db, clock, config, events } = platform;
+  const { db, clock, events } = platform;
   const repo = createCampaignsRepo();
   const wake = createWakeSignal();
   const postgres = platform.database.kind === 'postgres';
@@ -143,7 +143,7 @@ export function createCampaignDialer(platform: Platform, calls: CallsModule, opt
         direction: 'outbound',
         from_number: campaign.from_number ?? SANDBOX_CALLER_ID,
         to_number: contact.phone,
-        provider: config.telephonyProvider,
+        provider: platform.providers.telephony.name,
         variables: contact.variables as Record<string, string>,
         metadata: { campaign_contact_id: contact.id },
         simulation: campaign.simulation as CallSimulation | null,

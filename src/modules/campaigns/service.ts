@@ -35,7 +35,9 @@ export interface CampaignsServiceDeps {
 
 export function createCampaignsService(deps: CampaignsServiceDeps) {
   const { platform, journal } = deps;
-  const { db, clock, config } = platform;
+  const { db, clock } = platform;
+  // A carrier whose calls must come from one of the workspace's numbers (not the simulation).
+  const { ownsCallerIds } = platform.providers.telephony;
   const repo = createCampaignsRepo();
 
   async function campaignOf(workspaceId: string, id: string): Promise<CampaignRow> {
@@ -51,12 +53,12 @@ export function createCampaignsService(deps: CampaignsServiceDeps) {
 
   async function fromNumber(workspaceId: string, raw: string | null | undefined): Promise<string | null> {
     if (raw === null || raw === undefined) {
-      if (config.telephonyProvider !== 'sandbox') throw new AppError('no_caller_id', "No caller id: pass from_number, one of the workspace's phone numbers.");
+      if (ownsCallerIds) throw new AppError('no_caller_id', "No caller id: pass from_number, one of the workspace's phone numbers.");
       return null;
     }
     const number = toE164(raw);
     if (!number) throw invalidField('from_number', 'must be a possible phone number (E.164, e.g. +15550100200)');
-    if (config.telephonyProvider !== 'sandbox') {
+    if (ownsCallerIds) {
       const owned = await findAssignedNumber(db, number);
       if (!owned || owned.workspace_id !== workspaceId) throw new AppError('no_caller_id', "from_number is not one of this workspace's phone numbers.");
     }
