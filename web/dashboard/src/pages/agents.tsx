@@ -28,7 +28,7 @@ function NewAgent() {
   return (
     <Form label="New agent" className="form inline" onSubmit={() => create.mutate()}>
       <Field label="New agent's name" name="name" value={name} onChange={setName} required error={failure?.fields.name} />
-      <Button type="submit" isDisabled={create.isPending || name.trim() === ''}>
+      <Button type="submit" isDisabled={name.trim() === ''} isPending={create.isPending}>
         Create agent
       </Button>
       <FormError message={failure && !failure.fields.name ? failure.message : undefined} />

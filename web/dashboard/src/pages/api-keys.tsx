@@ -36,7 +36,7 @@ function NewKey({ onCreated }: { onCreated(secret: string): void }) {
     <Form label="New API key" className="form inline" onSubmit={() => create.mutate()}>
       <Field label="Key name" name="name" value={name} onChange={setName} required error={failure?.fields.name} />
       <SelectField label="Scope" name="scope" value={scope} onChange={setScope} options={SCOPES} />
-      <Button type="submit" isDisabled={create.isPending || name.trim() === ''}>
+      <Button type="submit" isDisabled={name.trim() === ''} isPending={create.isPending}>
         Create key
       </Button>
       <FormError message={failure && !failure.fields.name ? failure.message : undefined} />
@@ -61,7 +61,7 @@ function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey; onClose(): void }) 
         <p>Requests with this key are refused from now on. This cannot be undone.</p>
         <FormError message={revoke.error ? describeError(revoke.error).message : undefined} />
         <div className="actions">
-          <Button variant="danger" onPress={() => revoke.mutate()} isDisabled={revoke.isPending} autoFocus>
+          <Button variant="danger" onPress={() => revoke.mutate()} isPending={revoke.isPending} autoFocus>
             Revoke key
           </Button>
           <Button variant="secondary" onPress={onClose}>

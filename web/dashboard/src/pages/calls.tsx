@@ -65,7 +65,7 @@ function ExportButton({ query }: { query: ListCallsQuery }) {
   });
   return (
     <>
-      <Button variant="secondary" onPress={() => exporting.mutate()} isDisabled={exporting.isPending}>
+      <Button variant="secondary" onPress={() => exporting.mutate()} isPending={exporting.isPending}>
         {exporting.isPending ? 'Exporting…' : 'Export CSV'}
       </Button>
       <FormError message={exporting.error ? describeError(exporting.error).message : undefined} />
@@ -113,13 +113,13 @@ function Pager({ page, count, hasMore, busy, previous, next }: { page: number; c
   const first = (page - 1) * PAGE_SIZE + 1;
   return (
     <nav className="pager" aria-label="Pages of calls">
-      <Button variant="secondary" onPress={previous} isDisabled={page === 1 || busy}>
+      <Button variant="secondary" onPress={previous} isDisabled={page === 1} isPending={busy}>
         Previous page
       </Button>
       <span role="status">
         Page {page}: calls {first}–{first + count - 1}
       </span>
-      <Button variant="secondary" onPress={next} isDisabled={!hasMore || busy}>
+      <Button variant="secondary" onPress={next} isDisabled={!hasMore} isPending={busy}>
         Next page
       </Button>
     </nav>

@@ -39,7 +39,7 @@ function AddNumber({ onDone }: { onDone(note: string): void }) {
     <Form label="Add a number" className="form inline" onSubmit={submit}>
       <Field label="Number" name="number" type="tel" value={number} onChange={setNumber} required description={`International format, e.g. ${E164_EXAMPLE}.`} error={problem ?? failure?.fields.number} />
       <Field label="Reason (optional)" name="reason" value={reason} onChange={setReason} error={failure?.fields.reason} />
-      <Button type="submit" isDisabled={add.isPending}>
+      <Button type="submit" isPending={add.isPending}>
         Add to list
       </Button>
       <FormError message={failure && !failure.fields.number && !failure.fields.reason ? failure.message : undefined} />
@@ -78,7 +78,7 @@ function EntryTable({ entries, onDone }: { entries: DoNotCallEntry[]; onDone(not
                 <td>{entry.reason ?? '—'}</td>
                 <td>{dateTime(entry.created_at)}</td>
                 <td>
-                  <Button variant="secondary" onPress={() => remove.mutate(entry.number)} isDisabled={remove.isPending} aria-label={`Remove ${entry.number}`}>
+                  <Button variant="secondary" onPress={() => remove.mutate(entry.number)} isPending={remove.isPending} aria-label={`Remove ${entry.number}`}>
                     Remove
                   </Button>
                 </td>
@@ -108,7 +108,7 @@ function Entries({ onDone }: { onDone(note: string): void }) {
     <>
       <EntryTable entries={entries} onDone={onDone} />
       {list.hasNextPage ? (
-        <Button variant="secondary" onPress={() => void list.fetchNextPage()} isDisabled={list.isFetchingNextPage}>
+        <Button variant="secondary" onPress={() => void list.fetchNextPage()} isPending={list.isFetchingNextPage}>
           {list.isFetchingNextPage ? 'Loading…' : 'Show more'}
         </Button>
       ) : null}

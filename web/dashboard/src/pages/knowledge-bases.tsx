@@ -32,7 +32,7 @@ function NewKnowledgeBase() {
       <Field label="New knowledge base's name" name="name" value={name} onChange={setName} required error={failure?.fields.name} />
       <Field label="Description" name="description" value={description} onChange={setDescription} error={failure?.fields.description} />
       <SelectField label="Language of the documents" name="language" value={language} onChange={setLanguage} options={KB_LANGUAGES} error={failure?.fields.language} />
-      <Button type="submit" isDisabled={create.isPending || name.trim() === ''}>
+      <Button type="submit" isDisabled={name.trim() === ''} isPending={create.isPending}>
         Create knowledge base
       </Button>
       <FormError message={failure && !fieldFailure ? failure.message : undefined} />

@@ -29,7 +29,7 @@ export function InviteForm() {
     <Form label="Invite someone" className="form inline" onSubmit={() => invite.mutate()}>
       <Field label="Email to invite" name="email" type="email" autoComplete="off" value={email} onChange={setEmail} required error={failure?.fields.email} />
       <SelectField label="Role" name="role" value={role} onChange={(value) => setRole(value as Role)} options={options} error={failure?.fields.role} />
-      <Button type="submit" isDisabled={invite.isPending || email.trim() === ''}>
+      <Button type="submit" isDisabled={email.trim() === ''} isPending={invite.isPending}>
         Send invitation
       </Button>
       <span role="status" className="hint">
@@ -62,7 +62,7 @@ function InvitationTable({ invitations, revoke, busy }: { invitations: Invitatio
               <td>{dateTime(invitation.created_at)}</td>
               <td>{dateTime(invitation.expires_at)}</td>
               <td>
-                <Button variant="secondary" onPress={() => revoke(invitation)} isDisabled={busy} aria-label={`Revoke the invitation of ${invitation.email}`}>
+                <Button variant="secondary" onPress={() => revoke(invitation)} isPending={busy} aria-label={`Revoke the invitation of ${invitation.email}`}>
                   Revoke
                 </Button>
               </td>

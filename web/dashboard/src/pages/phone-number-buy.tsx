@@ -46,7 +46,7 @@ function Results({ query, onBought }: { query: SearchAvailablePhoneNumbersQuery;
                   <tr key={offer.number}>
                     <td>{offer.number}</td>
                     <td>
-                      <Button onPress={() => buy.mutate(offer.number)} isDisabled={buy.isPending} aria-label={`Buy ${offer.number}`}>
+                      <Button onPress={() => buy.mutate(offer.number)} isPending={buy.isPending} aria-label={`Buy ${offer.number}`}>
                         Buy
                       </Button>
                     </td>
@@ -115,7 +115,7 @@ export function ImportNumber({ onImported }: { onImported(note: string): void })
       <Form label="Import a number" className="form inline" onSubmit={submit}>
         <Field label="Number to import" name="number" type="tel" value={number} onChange={setNumber} required description={`Held in your provider account, in international format, e.g. ${E164_EXAMPLE}. No charge here.`} error={problem ?? failure?.fields.number} />
         <Field label="Label (optional)" name="label" value={label} onChange={setLabel} error={failure?.fields.label} />
-        <Button type="submit" variant="secondary" isDisabled={bring.isPending}>
+        <Button type="submit" variant="secondary" isPending={bring.isPending}>
           Import number
         </Button>
       </Form>

@@ -41,7 +41,7 @@ export function SessionsPanel() {
                       {session.current ? (
                         'This session'
                       ) : (
-                        <Button variant="secondary" onPress={() => revoke.mutate(session.id)} isDisabled={revoke.isPending} aria-label={`Sign out the session from ${dateTime(session.created_at)}`}>
+                        <Button variant="secondary" onPress={() => revoke.mutate(session.id)} isPending={revoke.isPending} aria-label={`Sign out the session from ${dateTime(session.created_at)}`}>
                           Sign out
                         </Button>
                       )}

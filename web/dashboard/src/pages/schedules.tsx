@@ -49,7 +49,7 @@ function Row({ schedule, onEdit }: { schedule: Schedule; onEdit(): void }) {
             <Button variant="secondary" onPress={onEdit} aria-label={`Edit the call to ${schedule.to} at ${when}`}>
               Edit
             </Button>
-            <Button variant="secondary" onPress={() => run.mutate()} isDisabled={run.isPending} aria-label={`Run now: the call to ${schedule.to}`}>
+            <Button variant="secondary" onPress={() => run.mutate()} isPending={run.isPending} aria-label={`Run now: the call to ${schedule.to}`}>
               Run now
             </Button>
             <Button variant="danger" onPress={() => setCanceling(true)} aria-label={`Cancel the call to ${schedule.to} at ${when}`}>

@@ -72,7 +72,7 @@ function NewSession({ onCreated }: { onCreated(session: VoiceSessionCreated): vo
       {kind === 'session' ? <Field label="Metadata (JSON, optional)" name="metadata" multiline rows={2} value={metadata} onChange={setMetadata} error={parsed.error ?? failure?.fields.metadata} /> : null}
       <FormError message={failure?.message} />
       <div className="actions">
-        <Button type="submit" isDisabled={!ready || create.isPending}>
+        <Button type="submit" isDisabled={!ready} isPending={create.isPending}>
           {kind === 'session' ? 'Create voice session' : 'Get media token'}
         </Button>
       </div>
@@ -122,7 +122,7 @@ function Sessions() {
                     </td>
                     <td>
                       {session.status === 'active' ? (
-                        <Button variant="secondary" onPress={() => end.mutate(session.id)} isDisabled={end.isPending} aria-label={`End the session of ${session.external_user_id}`}>
+                        <Button variant="secondary" onPress={() => end.mutate(session.id)} isPending={end.isPending} aria-label={`End the session of ${session.external_user_id}`}>
                           End
                         </Button>
                       ) : (

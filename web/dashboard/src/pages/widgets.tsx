@@ -32,7 +32,7 @@ function NewWidget() {
     <Form label="New widget" className="form inline" onSubmit={() => create.mutate()}>
       <Field label="New widget's name" name="name" value={name} onChange={setName} required error={failure?.fields.name} />
       <SelectField label="Agent" name="agent_id" value={agentId} onChange={setAgentId} options={agents.options} error={failure?.fields.agent_id} />
-      <Button type="submit" isDisabled={create.isPending || name.trim() === '' || agentId === ''}>
+      <Button type="submit" isDisabled={name.trim() === '' || agentId === ''} isPending={create.isPending}>
         Create widget
       </Button>
       <FormError message={failure && !failure.fields.name && !failure.fields.agent_id ? failure.message : undefined} />

@@ -28,7 +28,7 @@ export function CallDeliveries({ call }: { call: Call }) {
     <section aria-labelledby="deliveries-heading" className="panel">
       <div className="page-title">
         <h2 id="deliveries-heading">Webhook events</h2>
-        <Button variant="secondary" onPress={() => void deliveries.refetch()} isDisabled={deliveries.isFetching}>
+        <Button variant="secondary" onPress={() => void deliveries.refetch()} isPending={deliveries.isFetching}>
           {deliveries.isFetching ? 'Looking…' : 'Refresh events'}
         </Button>
       </div>
