@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Link } from 'wouter';
 import { describeError } from '../api/errors.ts';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { Button, Field, FormError, SelectField } from '../ui/form.tsx';
 import { dateTime, label, usd } from '../ui/format.ts';
 import { PageTitle } from '../ui/shell.tsx';
@@ -75,37 +76,22 @@ function ExportButton({ query }: { query: ListCallsQuery }) {
 
 function CallsTable({ calls }: { calls: Call[] }) {
   return (
-    <div className="table-wrap">
-      <table>
-        <caption className="visually-hidden">Calls</caption>
-        <thead>
-          <tr>
-            <th scope="col">Call</th>
-            <th scope="col">Status</th>
-            <th scope="col">Direction</th>
-            <th scope="col">To / from</th>
-            <th scope="col">Duration</th>
-            <th scope="col">Cost</th>
-          </tr>
-        </thead>
-        <tbody>
-          {calls.map((call) => (
-            <tr key={call.id}>
-              <td>
-                <Link href={`/calls/${call.id}`}>{dateTime(call.created_at)}</Link>
-              </td>
-              <td>
-                <span className={`badge badge-${call.status}`}>{label(call.status)}</span>
-              </td>
-              <td>{call.direction}</td>
-              <td>{call.direction === 'inbound' ? call.from : call.to}</td>
-              <td>{call.duration_seconds} s</td>
-              <td>{usd(call.cost_usd)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption="Calls" columns={['Call', 'Status', 'Direction', 'To / from', 'Duration', 'Cost']}>
+      {calls.map((call) => (
+        <tr key={call.id}>
+          <td>
+            <Link href={`/calls/${call.id}`}>{dateTime(call.created_at)}</Link>
+          </td>
+          <td>
+            <span className={`badge badge-${call.status}`}>{label(call.status)}</span>
+          </td>
+          <td>{call.direction}</td>
+          <td>{call.direction === 'inbound' ? call.from : call.to}</td>
+          <td>{call.duration_seconds} s</td>
+          <td>{usd(call.cost_usd)}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -3,6 +3,7 @@ import type { DoNotCallEntry } from '@voice-agent-platform/sdk';
 import { useState } from 'react';
 import { describeError } from '../api/errors.ts';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { Button, Field, Form, FormError } from '../ui/form.tsx';
 import { dateTime } from '../ui/format.ts';
 import { PageTitle } from '../ui/shell.tsx';
@@ -60,33 +61,20 @@ function EntryTable({ entries, onDone }: { entries: DoNotCallEntry[]; onDone(not
   return (
     <>
       <FormError message={remove.error ? describeError(remove.error).message : undefined} />
-      <div className="table-wrap">
-        <table>
-          <caption className="visually-hidden">Do-not-call list</caption>
-          <thead>
-            <tr>
-              <th scope="col">Number</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Added</th>
-              <th scope="col">Remove</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map((entry) => (
-              <tr key={entry.number} data-number={entry.number}>
-                <td>{entry.number}</td>
-                <td>{entry.reason ?? '—'}</td>
-                <td>{dateTime(entry.created_at)}</td>
-                <td>
-                  <Button variant="secondary" onPress={() => remove.mutate(entry.number)} isPending={remove.isPending} aria-label={`Remove ${entry.number}`}>
-                    Remove
-                  </Button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption="Do-not-call list" columns={['Number', 'Reason', 'Added', 'Remove']}>
+        {entries.map((entry) => (
+          <tr key={entry.number} data-number={entry.number}>
+            <td>{entry.number}</td>
+            <td>{entry.reason ?? '—'}</td>
+            <td>{dateTime(entry.created_at)}</td>
+            <td>
+              <Button variant="secondary" onPress={() => remove.mutate(entry.number)} isPending={remove.isPending} aria-label={`Remove ${entry.number}`}>
+                Remove
+              </Button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </>
   );
 }

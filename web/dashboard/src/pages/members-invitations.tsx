@@ -3,6 +3,7 @@ import type { Invitation } from '@voice-agent-platform/sdk';
 import { useState } from 'react';
 import { describeError } from '../api/errors.ts';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { Button, Field, Form, FormError, SelectField } from '../ui/form.tsx';
 import { dateTime } from '../ui/format.ts';
 import { Empty, QueryView } from '../ui/states.tsx';
@@ -42,35 +43,21 @@ export function InviteForm() {
 
 function InvitationTable({ invitations, revoke, busy }: { invitations: Invitation[]; revoke(invitation: Invitation): void; busy: boolean }) {
   return (
-    <div className="table-wrap">
-      <table>
-        <caption className="visually-hidden">Pending invitations</caption>
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Role</th>
-            <th scope="col">Sent</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Revoke</th>
-          </tr>
-        </thead>
-        <tbody>
-          {invitations.map((invitation) => (
-            <tr key={invitation.id}>
-              <td className="url">{invitation.email}</td>
-              <td>{invitation.role}</td>
-              <td>{dateTime(invitation.created_at)}</td>
-              <td>{dateTime(invitation.expires_at)}</td>
-              <td>
-                <Button variant="secondary" onPress={() => revoke(invitation)} isPending={busy} aria-label={`Revoke the invitation of ${invitation.email}`}>
-                  Revoke
-                </Button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption="Pending invitations" columns={['Email', 'Role', 'Sent', 'Expires', 'Revoke']}>
+      {invitations.map((invitation) => (
+        <tr key={invitation.id}>
+          <td className="url">{invitation.email}</td>
+          <td>{invitation.role}</td>
+          <td>{dateTime(invitation.created_at)}</td>
+          <td>{dateTime(invitation.expires_at)}</td>
+          <td>
+            <Button variant="secondary" onPress={() => revoke(invitation)} isPending={busy} aria-label={`Revoke the invitation of ${invitation.email}`}>
+              Revoke
+            </Button>
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
