@@ -6,7 +6,8 @@ import type { TestApp } from '../support/app.ts';
 
 // The dashboard browser tests' helpers: each page's checks (axe-core's WCAG 2.1 A/AA rules, colour
 // contrast included, with no serious or critical violation; no horizontal scrolling at 375 px;
-// screenshots at 375 and 1280 px), the signed-in tab's session, a page's heading.
+// screenshots at 375 and 1280 px), the signed-in tab's session, a page's heading, a page opened
+// through its loading and error states.
 
 // What sticks out to the right of the page (the layout viewport: without the scrollbar).
 const OVERFLOW = `(() => {
@@ -56,3 +57,38 @@ export async function sessionOf(t: TestApp, page: Page) {
 
 export const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
 
+
+/**
+ * The page's GETs of `path` (a pathname, or a pattern of one) held until `answer()` (the loading
+ * state), then answered 500 until `restore()` (the error state and its retry).
+ */
+export async function failing(page: Page, path: string | RegExp) {
+  const matches = (url: URL) => (typeof path === 'string' ? url.pathname === path : path.test(url.pathname));
+  let answer = () => {};
+  const held = new Promise<void>((resolve) => {
+    answer = resolve;
+  });
+  await page.route(matches, async (route) => {
+    if (route.request().method() !== 'GET') return route.continue();
+    await held;
+    await route.fulfill({ status: 500, contentType: 'application/problem+json', body: JSON.stringify({ code: 'internal', status: 500, detail: 'Something broke on our side.' }) });
+  });
+  return { answer, restore: () => page.unroute(matches) };
+}
+
+/**
+ * Opens a page through the navigation link `link` (its heading is the same): its loading state,
+ * its error state, then (retried) its content. Checked as `<name>-loading` and `<name>-error`.
+ */
+export async function openThroughStates(page: Page, link: string, path: string | RegExp, name: string) {
+  const broken = await failing(page, path);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
+  await heading(page, link);
+  await page.locator('.state-loading').first().waitFor();
+  await checkPage(page, `${name}-loading`);
+  broken.answer();
+  await page.getByRole('alert').filter({ hasText: 'Something broke on our side.' }).waitFor();
+  await checkPage(page, `${name}-error`);
+  await broken.restore();
+  await page.getByRole('alert').filter({ hasText: 'Something broke on our side.' }).getByRole('button', { name: 'Try again' }).click();
+}

@@ -9,7 +9,7 @@ import { launchChromium } from '../../src/modules/widgets/browser-helpers.ts';
 import { buildTestApp } from '../support/app.ts';
 import { uniqueEmail } from '../support/fixtures.ts';
 import { freePort } from '../support/ports.ts';
-import { checkPage, heading, sessionOf } from './browser.ts';
+import { checkPage, heading, openThroughStates, sessionOf } from './browser.ts';
 
 // The knowledge-base, phone-number and do-not-call pages in Debian's Chromium against the real
 // platform on 127.0.0.1, one page walking them in order: a knowledge base filled with a real
@@ -53,38 +53,6 @@ const api = async (page: Page, method: 'GET' | 'POST' | 'DELETE', url: string, p
   const { token, workspaceId } = await session(page);
   return t.request({ method, url, token, workspaceId, ...(payload ? { payload } : {}) });
 };
-
-/**
- * The page's GET of `pathname` held until `answer()` (the loading state), then answered 500 until
- * `restore()` (the error state and its retry).
- */
-async function failing(page: Page, pathname: string) {
-  const matches = (url: URL) => url.pathname === pathname;
-  let answer = () => {};
-  const held = new Promise<void>((resolve) => {
-    answer = resolve;
-  });
-  await page.route(matches, async (route) => {
-    if (route.request().method() !== 'GET') return route.continue();
-    await held;
-    await route.fulfill({ status: 500, contentType: 'application/problem+json', body: JSON.stringify({ code: 'internal', status: 500, detail: 'Something broke on our side.' }) });
-  });
-  return { answer, restore: () => page.unroute(matches) };
-}
-
-/** Opens a page through the navigation: its loading state, its error state, then (retried) its content. */
-async function openThroughStates(page: Page, link: string, pathname: string, name: string) {
-  const broken = await failing(page, pathname);
-  await page.getByRole('link', { name: link, exact: true }).click();
-  await heading(page, link);
-  await page.getByRole('status').filter({ hasText: /Loading/ }).waitFor();
-  await checkPage(page, `${name}-loading`);
-  broken.answer();
-  await page.getByText('Something broke on our side.').waitFor();
-  await checkPage(page, `${name}-error`);
-  await broken.restore();
-  await page.getByRole('button', { name: 'Try again' }).click();
-}
 
 describe('knowledge bases, phone numbers and do-not-call in Chromium', async () => {
   const browser = await launchChromium();

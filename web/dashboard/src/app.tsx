@@ -1,33 +1,48 @@
 import type { VoiceAgent } from '@voice-agent-platform/sdk';
+import { type ComponentType, lazy, Suspense } from 'react';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { NEXT_KEY, useSession } from './api/session.tsx';
 import { useWorkspaces, WorkspaceProvider } from './api/workspace.tsx';
-import { AgentEditorPage } from './pages/agent-editor.tsx';
-import { AgentsPage } from './pages/agents.tsx';
-import { AnalyticsPage } from './pages/analytics.tsx';
-import { ApiKeysPage } from './pages/api-keys.tsx';
-import { AuditLogPage } from './pages/audit-log.tsx';
 import { ForgotPasswordPage, LoginPage, ResetPasswordPage, SignupPage, VerifyEmailPage } from './pages/auth.tsx';
-import { BillingPage } from './pages/billing.tsx';
-import { BrandingPage } from './pages/branding.tsx';
-import { CampaignPage } from './pages/campaign.tsx';
-import { CampaignsPage, NewCampaignPage } from './pages/campaigns.tsx';
-import { CallPage } from './pages/call.tsx';
-import { CallsPage } from './pages/calls.tsx';
-import { DoNotCallPage } from './pages/do-not-call.tsx';
-import { KnowledgeBasePage } from './pages/knowledge-base.tsx';
-import { KnowledgeBasesPage } from './pages/knowledge-bases.tsx';
-import { PhoneNumbersPage } from './pages/phone-numbers.tsx';
-import { InvitationPage } from './pages/invitation.tsx';
-import { MembersPage } from './pages/members.tsx';
-import { ProfilePage } from './pages/profile.tsx';
-import { SchedulesPage } from './pages/schedules.tsx';
-import { VoiceSessionsPage } from './pages/voice-sessions.tsx';
-import { WebhooksPage } from './pages/webhooks.tsx';
-import { WidgetEditorPage } from './pages/widget-editor.tsx';
-import { WidgetsPage } from './pages/widgets.tsx';
 import { Shell } from './ui/shell.tsx';
 import { Empty, ErrorState, Loading } from './ui/states.tsx';
+
+// Each signed-in page is its own chunk, loaded when first opened: the first load carries the
+// shell, the account pages and the libraries, not every page. A chunk that no longer loads (a tab
+// open across an upgrade asks for the old build's) shows the error state; its retry reloads.
+function page<P extends object>(load: () => Promise<ComponentType<P>>) {
+  return lazy(async () => {
+    try {
+      return { default: await load() };
+    } catch (error) {
+      return { default: () => <ErrorState error={error} retry={() => location.reload()} /> };
+    }
+  });
+}
+const AgentEditorPage = page(async () => (await import('./pages/agent-editor.tsx')).AgentEditorPage);
+const AgentsPage = page(async () => (await import('./pages/agents.tsx')).AgentsPage);
+const AnalyticsPage = page(async () => (await import('./pages/analytics.tsx')).AnalyticsPage);
+const ApiKeysPage = page(async () => (await import('./pages/api-keys.tsx')).ApiKeysPage);
+const AuditLogPage = page(async () => (await import('./pages/audit-log.tsx')).AuditLogPage);
+const BillingPage = page(async () => (await import('./pages/billing.tsx')).BillingPage);
+const BrandingPage = page(async () => (await import('./pages/branding.tsx')).BrandingPage);
+const CampaignPage = page(async () => (await import('./pages/campaign.tsx')).CampaignPage);
+const CampaignsPage = page(async () => (await import('./pages/campaigns.tsx')).CampaignsPage);
+const NewCampaignPage = page(async () => (await import('./pages/campaigns.tsx')).NewCampaignPage);
+const CallPage = page(async () => (await import('./pages/call.tsx')).CallPage);
+const CallsPage = page(async () => (await import('./pages/calls.tsx')).CallsPage);
+const DoNotCallPage = page(async () => (await import('./pages/do-not-call.tsx')).DoNotCallPage);
+const KnowledgeBasePage = page(async () => (await import('./pages/knowledge-base.tsx')).KnowledgeBasePage);
+const KnowledgeBasesPage = page(async () => (await import('./pages/knowledge-bases.tsx')).KnowledgeBasesPage);
+const PhoneNumbersPage = page(async () => (await import('./pages/phone-numbers.tsx')).PhoneNumbersPage);
+const InvitationPage = page(async () => (await import('./pages/invitation.tsx')).InvitationPage);
+const MembersPage = page(async () => (await import('./pages/members.tsx')).MembersPage);
+const ProfilePage = page(async () => (await import('./pages/profile.tsx')).ProfilePage);
+const SchedulesPage = page(async () => (await import('./pages/schedules.tsx')).SchedulesPage);
+const VoiceSessionsPage = page(async () => (await import('./pages/voice-sessions.tsx')).VoiceSessionsPage);
+const WebhooksPage = page(async () => (await import('./pages/webhooks.tsx')).WebhooksPage);
+const WidgetEditorPage = page(async () => (await import('./pages/widget-editor.tsx')).WidgetEditorPage);
+const WidgetsPage = page(async () => (await import('./pages/widgets.tsx')).WidgetsPage);
 
 // The routes. Signed out, only the account pages exist (any other address leads to the login);
 // signed in, the account pages lead to the agents.
@@ -40,40 +55,42 @@ function SignedIn({ client }: { client: VoiceAgent }) {
   return (
     <WorkspaceProvider client={client} workspaces={workspaces.data}>
       <Shell>
-        <Switch>
-          <Route path="/agents" component={AgentsPage} />
-          <Route path="/agents/:id">{(params) => <AgentEditorPage id={params.id} />}</Route>
-          <Route path="/calls" component={CallsPage} />
-          <Route path="/calls/:id">{(params) => <CallPage id={params.id} />}</Route>
-          <Route path="/api-keys" component={ApiKeysPage} />
-          <Route path="/webhooks" component={WebhooksPage} />
-          <Route path="/billing" component={BillingPage} />
-          <Route path="/knowledge-bases" component={KnowledgeBasesPage} />
-          <Route path="/knowledge-bases/:id">{(params) => <KnowledgeBasePage id={params.id} />}</Route>
-          <Route path="/phone-numbers" component={PhoneNumbersPage} />
-          <Route path="/do-not-call" component={DoNotCallPage} />
-          <Route path="/profile" component={ProfilePage} />
-          <Route path="/members" component={MembersPage} />
-          <Route path="/invitations/:token">{(params) => <InvitationPage token={params.token} />}</Route>
-          <Route path="/audit-log" component={AuditLogPage} />
-          <Route path="/analytics" component={AnalyticsPage} />
-          <Route path="/campaigns" component={CampaignsPage} />
-          <Route path="/campaigns/new" component={NewCampaignPage} />
-          <Route path="/campaigns/:id">{(params) => <CampaignPage id={params.id} />}</Route>
-          <Route path="/schedules" component={SchedulesPage} />
-          <Route path="/voice-sessions" component={VoiceSessionsPage} />
-          <Route path="/widgets" component={WidgetsPage} />
-          <Route path="/widgets/:id">{(params) => <WidgetEditorPage id={params.id} />}</Route>
-          <Route path="/branding" component={BrandingPage} />
-          <Route path="/">
-            <Redirect to="/agents" replace />
-          </Route>
-          <Route>
-            <Empty title="There is no page here.">
-              <a href="/agents">Go to your agents</a>
-            </Empty>
-          </Route>
-        </Switch>
+        <Suspense fallback={<Loading label="Opening the page…" />}>
+          <Switch>
+            <Route path="/agents" component={AgentsPage} />
+            <Route path="/agents/:id">{(params) => <AgentEditorPage id={params.id} />}</Route>
+            <Route path="/calls" component={CallsPage} />
+            <Route path="/calls/:id">{(params) => <CallPage id={params.id} />}</Route>
+            <Route path="/api-keys" component={ApiKeysPage} />
+            <Route path="/webhooks" component={WebhooksPage} />
+            <Route path="/billing" component={BillingPage} />
+            <Route path="/knowledge-bases" component={KnowledgeBasesPage} />
+            <Route path="/knowledge-bases/:id">{(params) => <KnowledgeBasePage id={params.id} />}</Route>
+            <Route path="/phone-numbers" component={PhoneNumbersPage} />
+            <Route path="/do-not-call" component={DoNotCallPage} />
+            <Route path="/profile" component={ProfilePage} />
+            <Route path="/members" component={MembersPage} />
+            <Route path="/invitations/:token">{(params) => <InvitationPage token={params.token} />}</Route>
+            <Route path="/audit-log" component={AuditLogPage} />
+            <Route path="/analytics" component={AnalyticsPage} />
+            <Route path="/campaigns" component={CampaignsPage} />
+            <Route path="/campaigns/new" component={NewCampaignPage} />
+            <Route path="/campaigns/:id">{(params) => <CampaignPage id={params.id} />}</Route>
+            <Route path="/schedules" component={SchedulesPage} />
+            <Route path="/voice-sessions" component={VoiceSessionsPage} />
+            <Route path="/widgets" component={WidgetsPage} />
+            <Route path="/widgets/:id">{(params) => <WidgetEditorPage id={params.id} />}</Route>
+            <Route path="/branding" component={BrandingPage} />
+            <Route path="/">
+              <Redirect to="/agents" replace />
+            </Route>
+            <Route>
+              <Empty title="There is no page here.">
+                <a href="/agents">Go to your agents</a>
+              </Empty>
+            </Route>
+          </Switch>
+        </Suspense>
       </Shell>
     </WorkspaceProvider>
   );

@@ -73,7 +73,7 @@ function Editor({ agent }: { agent: Agent }) {
       <WebhookSection {...sections} agentId={agent.id} savedUrl={agent.webhook_url} />
       <FormError message={failure?.message ?? (problems > 0 ? `Fix the ${problems === 1 ? 'field' : `${problems} fields`} marked above, then save.` : undefined)} />
       <div className="actions">
-        <Button type="submit" isDisabled={save.isPending}>
+        <Button type="submit" isPending={save.isPending}>
           {save.isPending ? 'Saving…' : 'Save agent'}
         </Button>
         <span role="status" className="hint">

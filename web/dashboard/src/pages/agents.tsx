@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { describeError } from '../api/errors.ts';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { Button, Field, Form, FormError } from '../ui/form.tsx';
 import { PageTitle } from '../ui/shell.tsx';
 import { Empty, QueryView } from '../ui/states.tsx';
@@ -28,7 +29,7 @@ function NewAgent() {
   return (
     <Form label="New agent" className="form inline" onSubmit={() => create.mutate()}>
       <Field label="New agent's name" name="name" value={name} onChange={setName} required error={failure?.fields.name} />
-      <Button type="submit" isDisabled={create.isPending || name.trim() === ''}>
+      <Button type="submit" isDisabled={name.trim() === ''} isPending={create.isPending}>
         Create agent
       </Button>
       <FormError message={failure && !failure.fields.name ? failure.message : undefined} />
@@ -45,31 +46,18 @@ export function AgentsPage() {
       <NewAgent />
       <QueryView query={agents} isEmpty={(list) => list.length === 0} empty={<Empty title="No agents yet.">Name one above to create it.</Empty>}>
         {(list) => (
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Agents</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Voice</th>
-                  <th scope="col">Language</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((agent) => (
-                  <tr key={agent.id}>
-                    <td>
-                      <Link href={`/agents/${agent.id}`}>{agent.name}</Link>
-                    </td>
-                    <td>{agent.voice}</td>
-                    <td>{agent.language}</td>
-                    <td>{new Date(agent.updated_at).toLocaleString()}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Agents" columns={['Name', 'Voice', 'Language', 'Updated']}>
+            {list.map((agent) => (
+              <tr key={agent.id}>
+                <td>
+                  <Link href={`/agents/${agent.id}`}>{agent.name}</Link>
+                </td>
+                <td>{agent.voice}</td>
+                <td>{agent.language}</td>
+                <td>{new Date(agent.updated_at).toLocaleString()}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </QueryView>
     </>

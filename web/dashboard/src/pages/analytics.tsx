@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { CallAnalytics } from '@voice-agent-platform/sdk';
 import { useMemo, useState } from 'react';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { SelectField } from '../ui/form.tsx';
 import { label, usd } from '../ui/format.ts';
 import { PageTitle } from '../ui/shell.tsx';
@@ -35,29 +36,17 @@ function Figures({ overview }: { overview: CallAnalytics }) {
 
 function Outcomes({ overview }: { overview: CallAnalytics }) {
   return (
-    <div className="table-wrap">
-      <table>
-        <caption className="visually-hidden">Outcomes</caption>
-        <thead>
-          <tr>
-            <th scope="col">Outcome</th>
-            <th scope="col">Calls</th>
-            <th scope="col">Share</th>
-          </tr>
-        </thead>
-        <tbody>
-          {outcomesOf(overview).map((outcome) => (
-            <tr key={outcome.status}>
-              <td>
-                <span className={`badge badge-${outcome.status}`}>{label(outcome.status)}</span>
-              </td>
-              <td>{outcome.count}</td>
-              <td>{percent(outcome.share)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption="Outcomes" columns={['Outcome', 'Calls', 'Share']}>
+      {outcomesOf(overview).map((outcome) => (
+        <tr key={outcome.status}>
+          <td>
+            <span className={`badge badge-${outcome.status}`}>{label(outcome.status)}</span>
+          </td>
+          <td>{outcome.count}</td>
+          <td>{percent(outcome.share)}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Dialog, Heading, Modal } from 'react-aria-components';
 import { describeError } from '../api/errors.ts';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { Button, Field, Form, FormError, SelectField } from '../ui/form.tsx';
 import { dateTime } from '../ui/format.ts';
 import { SecretOnce } from '../ui/secret.tsx';
@@ -36,7 +37,7 @@ function NewKey({ onCreated }: { onCreated(secret: string): void }) {
     <Form label="New API key" className="form inline" onSubmit={() => create.mutate()}>
       <Field label="Key name" name="name" value={name} onChange={setName} required error={failure?.fields.name} />
       <SelectField label="Scope" name="scope" value={scope} onChange={setScope} options={SCOPES} />
-      <Button type="submit" isDisabled={create.isPending || name.trim() === ''}>
+      <Button type="submit" isDisabled={name.trim() === ''} isPending={create.isPending}>
         Create key
       </Button>
       <FormError message={failure && !failure.fields.name ? failure.message : undefined} />
@@ -61,7 +62,7 @@ function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey; onClose(): void }) 
         <p>Requests with this key are refused from now on. This cannot be undone.</p>
         <FormError message={revoke.error ? describeError(revoke.error).message : undefined} />
         <div className="actions">
-          <Button variant="danger" onPress={() => revoke.mutate()} isDisabled={revoke.isPending} autoFocus>
+          <Button variant="danger" onPress={() => revoke.mutate()} isPending={revoke.isPending} autoFocus>
             Revoke key
           </Button>
           <Button variant="secondary" onPress={onClose}>
@@ -85,43 +86,29 @@ export function ApiKeysPage() {
       <NewKey onCreated={setSecret} />
       <QueryView query={keys} isEmpty={(list) => list.length === 0} empty={<Empty title="No API keys yet.">Create one for your backend above.</Empty>}>
         {(list) => (
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">API keys</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Scope</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Status</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((key) => (
-                  <tr key={key.id}>
-                    <td>{key.name}</td>
-                    <td>
-                      <code>
-                        {key.prefix}…{key.last4}
-                      </code>
-                    </td>
-                    <td>{key.scope}</td>
-                    <td>{key.last_used_at ? `${dateTime(key.last_used_at)}${key.last_used_ip ? ` from ${key.last_used_ip}` : ''}` : 'Never'}</td>
-                    <td>
-                      {key.revoked_at ? (
-                        `Revoked ${dateTime(key.revoked_at)}`
-                      ) : (
-                        <Button variant="danger" onPress={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
-                          Revoke
-                        </Button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="API keys" columns={['Name', 'Key', 'Scope', 'Last used', 'Status']}>
+            {list.map((key) => (
+              <tr key={key.id}>
+                <td>{key.name}</td>
+                <td>
+                  <code>
+                    {key.prefix}…{key.last4}
+                  </code>
+                </td>
+                <td>{key.scope}</td>
+                <td>{key.last_used_at ? `${dateTime(key.last_used_at)}${key.last_used_ip ? ` from ${key.last_used_ip}` : ''}` : 'Never'}</td>
+                <td>
+                  {key.revoked_at ? (
+                    `Revoked ${dateTime(key.revoked_at)}`
+                  ) : (
+                    <Button variant="danger" onPress={() => setRevoking(key)} aria-label={`Revoke ${key.name}`}>
+                      Revoke
+                    </Button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </QueryView>
       {revoking ? <RevokeDialog apiKey={revoking} onClose={() => setRevoking(undefined)} /> : null}

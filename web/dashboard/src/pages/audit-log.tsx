@@ -2,6 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { AuditEntry } from '@voice-agent-platform/sdk';
 import { useState } from 'react';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { Button, Field, FormError, SelectField } from '../ui/form.tsx';
 import { dateTime } from '../ui/format.ts';
 import { PageTitle } from '../ui/shell.tsx';
@@ -43,41 +44,25 @@ function AuditFilterBar({ filters, set, picked }: { filters: AuditFilters; set(n
 
 function AuditTable({ entries, pick }: { entries: AuditEntry[]; pick(actor: Actor): void }) {
   return (
-    <div className="table-wrap">
-      <table>
-        <caption className="visually-hidden">Audit log</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Who</th>
-            <th scope="col">Action</th>
-            <th scope="col">Request</th>
-            <th scope="col">Resource</th>
-            <th scope="col">Status</th>
-            <th scope="col">From</th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((entry) => (
-            <tr key={entry.id}>
-              <td>{dateTime(entry.created_at)}</td>
-              <td className="url">
-                <Button variant="link" onPress={() => pick({ id: entry.actor.id, label: actorLabel(entry) })} aria-label={`Show only ${actorLabel(entry)}`}>
-                  {actorLabel(entry)}
-                </Button>
-              </td>
-              <td>
-                <code>{entry.action}</code>
-              </td>
-              <td className="url">{requestLabel(entry)}</td>
-              <td className="url">{entry.resource_id ?? '—'}</td>
-              <td>{entry.status_code ?? '—'}</td>
-              <td>{entry.ip ?? '—'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption="Audit log" columns={['When', 'Who', 'Action', 'Request', 'Resource', 'Status', 'From']}>
+      {entries.map((entry) => (
+        <tr key={entry.id}>
+          <td>{dateTime(entry.created_at)}</td>
+          <td className="url">
+            <Button variant="link" onPress={() => pick({ id: entry.actor.id, label: actorLabel(entry) })} aria-label={`Show only ${actorLabel(entry)}`}>
+              {actorLabel(entry)}
+            </Button>
+          </td>
+          <td>
+            <code>{entry.action}</code>
+          </td>
+          <td className="url">{requestLabel(entry)}</td>
+          <td className="url">{entry.resource_id ?? '—'}</td>
+          <td>{entry.status_code ?? '—'}</td>
+          <td>{entry.ip ?? '—'}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

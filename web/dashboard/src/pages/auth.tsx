@@ -55,7 +55,7 @@ export function LoginPage() {
         <Field label="Email" type="email" name="email" autoComplete="email" value={email} onChange={setEmail} required autoFocus error={failure?.fields.email} />
         <Field label="Password" type="password" name="password" autoComplete="current-password" value={password} onChange={setPassword} required error={failure?.fields.password} />
         <FormError message={failure?.message} />
-        <Button type="submit" isDisabled={login.isPending}>
+        <Button type="submit" isPending={login.isPending}>
           {login.isPending ? 'Logging in…' : 'Log in'}
         </Button>
         <Link href="/forgot-password">Forgot your password?</Link>
@@ -77,7 +77,7 @@ export function SignupPage() {
         <Field label="Email" type="email" name="email" autoComplete="email" value={email} onChange={setEmail} required error={failure?.fields.email} />
         <Field label="Password" type="password" name="password" autoComplete="new-password" value={password} onChange={setPassword} required description="At least 8 characters." error={failure?.fields.password} />
         <FormError message={failure?.message} />
-        <Button type="submit" isDisabled={signup.isPending}>
+        <Button type="submit" isPending={signup.isPending}>
           {signup.isPending ? 'Creating…' : 'Create account'}
         </Button>
       </Form>
@@ -97,7 +97,7 @@ export function ForgotPasswordPage() {
         <Form label="Reset your password" onSubmit={() => forgot.mutate()}>
           <Field label="Email" type="email" name="email" autoComplete="email" value={email} onChange={setEmail} required autoFocus error={failure?.fields.email} />
           <FormError message={failure?.message} />
-          <Button type="submit" isDisabled={forgot.isPending}>
+          <Button type="submit" isPending={forgot.isPending}>
             Send the link
           </Button>
         </Form>
@@ -122,7 +122,7 @@ export function ResetPasswordPage() {
           {token ? null : <p className="form-error">This page needs the link from the reset mail.</p>}
           <Field label="New password" type="password" name="new_password" autoComplete="new-password" value={password} onChange={setPassword} required autoFocus description="At least 8 characters." error={failure?.fields.new_password} />
           <FormError message={failure?.fields.token ?? failure?.message} />
-          <Button type="submit" isDisabled={reset.isPending || !token}>
+          <Button type="submit" isDisabled={!token} isPending={reset.isPending}>
             Change password
           </Button>
         </Form>
@@ -144,7 +144,7 @@ export function VerifyEmailPage() {
       ) : (
         <Form label="Confirm your email" onSubmit={() => verify.mutate()}>
           <FormError message={token ? (failure?.fields.token ?? failure?.message) : 'This page needs the link from the verification mail.'} />
-          <Button type="submit" isDisabled={verify.isPending || !token}>
+          <Button type="submit" isDisabled={!token} isPending={verify.isPending}>
             Confirm my email
           </Button>
         </Form>

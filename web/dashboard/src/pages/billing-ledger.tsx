@@ -58,13 +58,13 @@ export function Ledger() {
           <>
             <LedgerTable rows={page.data} />
             <nav className="pager" aria-label="Ledger pages">
-              <Button variant="secondary" onPress={() => setTrail(newerPage(trail))} isDisabled={trail.length === 1 || ledger.isFetching}>
+              <Button variant="secondary" onPress={() => setTrail(newerPage(trail))} isDisabled={trail.length === 1} isPending={ledger.isFetching}>
                 Newer
               </Button>
               <span className="hint" aria-live="polite">
                 Page {trail.length}
               </span>
-              <Button variant="secondary" onPress={() => page.next_cursor && setTrail(olderPage(trail, page.next_cursor))} isDisabled={!page.has_more || !page.next_cursor || ledger.isFetching}>
+              <Button variant="secondary" onPress={() => page.next_cursor && setTrail(olderPage(trail, page.next_cursor))} isDisabled={!page.has_more || !page.next_cursor} isPending={ledger.isFetching}>
                 Older
               </Button>
             </nav>

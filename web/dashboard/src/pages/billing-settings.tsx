@@ -66,7 +66,7 @@ export function WalletSettings({ wallet }: { wallet: Wallet }) {
         />
       </fieldset>
       <div className="actions">
-        <Button type="submit" isDisabled={save.isPending}>
+        <Button type="submit" isPending={save.isPending}>
           Save settings
         </Button>
         <span role="status" className="hint">

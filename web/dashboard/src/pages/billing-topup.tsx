@@ -61,7 +61,7 @@ function TopUpForm({ setup, onPending }: { setup: PaymentsSetup; onPending(payme
         description={`From $${TOP_UP_MIN_USD} to $${TOP_UP_MAX_USD.toLocaleString('en-US')}.`}
       />
       {sandbox ? <SelectField label="Test card" name="payment_method" value={card} onChange={setCard} options={SANDBOX_CARDS} description="Sandbox mode: no money moves." /> : null}
-      <Button type="submit" isDisabled={topUp.isPending || cannotTakeCards}>
+      <Button type="submit" isDisabled={cannotTakeCards} isPending={topUp.isPending}>
         Top up
       </Button>
       <span role="status" className="hint">
@@ -120,7 +120,7 @@ function StripeCheckout({ setup, payment, onClose }: { setup: NonNullable<Paymen
       <div ref={host} className="payment-element" />
       <div className="actions">
         {confirm.isSuccess ? null : (
-          <Button onPress={() => confirm.mutate()} isDisabled={!elements || confirm.isPending}>
+          <Button onPress={() => confirm.mutate()} isDisabled={!elements} isPending={confirm.isPending}>
             {confirm.isPending ? 'Paying…' : `Pay ${usd(payment.amount_usd)}`}
           </Button>
         )}

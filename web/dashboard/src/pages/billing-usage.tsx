@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { Pricing, Usage } from '@voice-agent-platform/sdk';
 import { useId } from 'react';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { label, usd } from '../ui/format.ts';
 import { Empty, QueryView } from '../ui/states.tsx';
 import { busiestDay, usageChart } from './billing-logic.ts';
@@ -71,25 +72,14 @@ function UsageReport({ usage }: { usage: Usage }) {
       ) : null}
       <details className="usage-table">
         <summary>Spending per day as a table</summary>
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Spending per day</caption>
-            <thead>
-              <tr>
-                <th scope="col">Day</th>
-                <th scope="col">Spent</th>
-              </tr>
-            </thead>
-            <tbody>
-              {usage.by_day.map((day) => (
-                <tr key={day.date}>
-                  <td>{day.date}</td>
-                  <td>{usd(day.amount_usd)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Spending per day" columns={['Day', 'Spent']}>
+          {usage.by_day.map((day) => (
+            <tr key={day.date}>
+              <td>{day.date}</td>
+              <td>{usd(day.amount_usd)}</td>
+            </tr>
+          ))}
+        </DataTable>
       </details>
     </>
   );

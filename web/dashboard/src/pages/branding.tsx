@@ -79,7 +79,7 @@ function BrandingForm({ branding }: { branding: Branding | null }) {
         <Fields draft={draft} set={set} errors={errors} />
         <FormError message={failure?.message} />
         <div className="actions">
-          <Button type="submit" isDisabled={save.isPending}>
+          <Button type="submit" isPending={save.isPending}>
             {save.isPending ? 'Saving…' : 'Save branding'}
           </Button>
           {branding ? (

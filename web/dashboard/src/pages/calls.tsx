@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Link } from 'wouter';
 import { describeError } from '../api/errors.ts';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { Button, Field, FormError, SelectField } from '../ui/form.tsx';
 import { dateTime, label, usd } from '../ui/format.ts';
 import { PageTitle } from '../ui/shell.tsx';
@@ -65,7 +66,7 @@ function ExportButton({ query }: { query: ListCallsQuery }) {
   });
   return (
     <>
-      <Button variant="secondary" onPress={() => exporting.mutate()} isDisabled={exporting.isPending}>
+      <Button variant="secondary" onPress={() => exporting.mutate()} isPending={exporting.isPending}>
         {exporting.isPending ? 'Exporting…' : 'Export CSV'}
       </Button>
       <FormError message={exporting.error ? describeError(exporting.error).message : undefined} />
@@ -75,37 +76,22 @@ function ExportButton({ query }: { query: ListCallsQuery }) {
 
 function CallsTable({ calls }: { calls: Call[] }) {
   return (
-    <div className="table-wrap">
-      <table>
-        <caption className="visually-hidden">Calls</caption>
-        <thead>
-          <tr>
-            <th scope="col">Call</th>
-            <th scope="col">Status</th>
-            <th scope="col">Direction</th>
-            <th scope="col">To / from</th>
-            <th scope="col">Duration</th>
-            <th scope="col">Cost</th>
-          </tr>
-        </thead>
-        <tbody>
-          {calls.map((call) => (
-            <tr key={call.id}>
-              <td>
-                <Link href={`/calls/${call.id}`}>{dateTime(call.created_at)}</Link>
-              </td>
-              <td>
-                <span className={`badge badge-${call.status}`}>{label(call.status)}</span>
-              </td>
-              <td>{call.direction}</td>
-              <td>{call.direction === 'inbound' ? call.from : call.to}</td>
-              <td>{call.duration_seconds} s</td>
-              <td>{usd(call.cost_usd)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption="Calls" columns={['Call', 'Status', 'Direction', 'To / from', 'Duration', 'Cost']}>
+      {calls.map((call) => (
+        <tr key={call.id}>
+          <td>
+            <Link href={`/calls/${call.id}`}>{dateTime(call.created_at)}</Link>
+          </td>
+          <td>
+            <span className={`badge badge-${call.status}`}>{label(call.status)}</span>
+          </td>
+          <td>{call.direction}</td>
+          <td>{call.direction === 'inbound' ? call.from : call.to}</td>
+          <td>{call.duration_seconds} s</td>
+          <td>{usd(call.cost_usd)}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
@@ -113,13 +99,13 @@ function Pager({ page, count, hasMore, busy, previous, next }: { page: number; c
   const first = (page - 1) * PAGE_SIZE + 1;
   return (
     <nav className="pager" aria-label="Pages of calls">
-      <Button variant="secondary" onPress={previous} isDisabled={page === 1 || busy}>
+      <Button variant="secondary" onPress={previous} isDisabled={page === 1} isPending={busy}>
         Previous page
       </Button>
       <span role="status">
         Page {page}: calls {first}–{first + count - 1}
       </span>
-      <Button variant="secondary" onPress={next} isDisabled={!hasMore || busy}>
+      <Button variant="secondary" onPress={next} isDisabled={!hasMore} isPending={busy}>
         Next page
       </Button>
     </nav>

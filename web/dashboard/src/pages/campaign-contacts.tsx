@@ -63,7 +63,7 @@ export function UploadContacts({ campaign }: { campaign: Campaign }) {
           <label htmlFor="contacts-file">Contacts CSV</label>
           <input id="contacts-file" type="file" accept=".csv,text/csv" onChange={(event) => setFile(event.target.files?.[0])} />
         </div>
-        <Button type="submit" isDisabled={!file || upload.isPending}>
+        <Button type="submit" isDisabled={!file} isPending={upload.isPending}>
           {upload.isPending ? 'Uploading…' : 'Upload'}
         </Button>
       </Form>
@@ -124,7 +124,7 @@ export function ResultsDownload({ campaign }: { campaign: Campaign }) {
   });
   return (
     <>
-      <Button variant="secondary" onPress={() => download.mutate()} isDisabled={download.isPending || campaign.stats.total === 0}>
+      <Button variant="secondary" onPress={() => download.mutate()} isDisabled={campaign.stats.total === 0} isPending={download.isPending}>
         {download.isPending ? 'Downloading…' : 'Download results CSV'}
       </Button>
       <FormError message={download.error ? describeError(download.error).message : undefined} />

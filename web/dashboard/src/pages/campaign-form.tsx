@@ -108,7 +108,7 @@ export function CampaignForm({ campaign, onDone }: { campaign?: Campaign; onDone
       </fieldset>
       <FormError message={failure?.message} />
       <div className="actions">
-        <Button type="submit" isDisabled={save.isPending}>
+        <Button type="submit" isPending={save.isPending}>
           {save.isPending ? 'Saving…' : campaign ? 'Save settings' : 'Create campaign'}
         </Button>
         {campaign ? (

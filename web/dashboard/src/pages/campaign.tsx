@@ -81,12 +81,12 @@ function Controls({ campaign }: { campaign: Campaign }) {
   return (
     <div className="actions">
       {actions.start ? (
-        <Button onPress={() => start.mutate()} isDisabled={start.isPending || campaign.stats.total === 0}>
+        <Button onPress={() => start.mutate()} isDisabled={campaign.stats.total === 0} isPending={start.isPending}>
           {actions.start}
         </Button>
       ) : null}
       {actions.pause ? (
-        <Button variant="secondary" onPress={() => pause.mutate()} isDisabled={pause.isPending}>
+        <Button variant="secondary" onPress={() => pause.mutate()} isPending={pause.isPending}>
           Pause
         </Button>
       ) : null}

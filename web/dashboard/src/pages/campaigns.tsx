@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { dateTime, label } from '../ui/format.ts';
 import { PageTitle } from '../ui/shell.tsx';
 import { Empty, QueryView } from '../ui/states.tsx';
@@ -23,40 +24,26 @@ export function CampaignsPage() {
       <PageTitle actions={<Link href="/campaigns/new" className="btn btn-primary">New campaign</Link>}>Campaigns</PageTitle>
       <QueryView query={campaigns} isEmpty={(list) => list.length === 0} empty={<Empty title="No campaigns yet.">A campaign calls a list of contacts uploaded as CSV. <Link href="/campaigns/new">Create one</Link>.</Empty>}>
         {(list) => (
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Campaigns</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Done</th>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Created</th>
+          <DataTable caption="Campaigns" columns={['Name', 'Status', 'Done', 'Agent', 'Created']}>
+            {list.map((campaign) => {
+              const progress = progressOf(campaign.stats);
+              return (
+                <tr key={campaign.id}>
+                  <td>
+                    <Link href={`/campaigns/${campaign.id}`}>{campaign.name}</Link>
+                  </td>
+                  <td>
+                    <span className={`badge badge-${campaign.status}`}>{label(campaign.status)}</span>
+                  </td>
+                  <td>
+                    {progress.done} / {progress.total}
+                  </td>
+                  <td>{nameOf(campaign.agent_id)}</td>
+                  <td>{dateTime(campaign.created_at)}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((campaign) => {
-                  const progress = progressOf(campaign.stats);
-                  return (
-                    <tr key={campaign.id}>
-                      <td>
-                        <Link href={`/campaigns/${campaign.id}`}>{campaign.name}</Link>
-                      </td>
-                      <td>
-                        <span className={`badge badge-${campaign.status}`}>{label(campaign.status)}</span>
-                      </td>
-                      <td>
-                        {progress.done} / {progress.total}
-                      </td>
-                      <td>{nameOf(campaign.agent_id)}</td>
-                      <td>{dateTime(campaign.created_at)}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+              );
+            })}
+          </DataTable>
         )}
       </QueryView>
     </>

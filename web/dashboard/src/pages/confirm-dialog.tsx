@@ -14,7 +14,7 @@ export function ConfirmDialog(props: { title: string; children: ReactNode; confi
         {props.children}
         <FormError message={props.error ? describeError(props.error).message : undefined} />
         <div className="actions">
-          <Button variant="danger" onPress={props.onConfirm} isDisabled={props.pending} autoFocus>
+          <Button variant="danger" onPress={props.onConfirm} isPending={props.pending} autoFocus>
             {props.confirmLabel}
           </Button>
           <Button variant="secondary" onPress={props.onClose}>

@@ -90,7 +90,7 @@ export function ImportList() {
         </p>
         <FormError message={over ? `Only the first ${MAX_IMPORT} numbers are imported at once.` : undefined} />
         <div className="actions">
-          <Button type="submit" isDisabled={running || parsed.entries.length === 0}>
+          <Button type="submit" isDisabled={parsed.entries.length === 0} isPending={running}>
             Import numbers
           </Button>
           {running ? (

@@ -3,6 +3,7 @@ import type { DoNotCallEntry } from '@voice-agent-platform/sdk';
 import { useState } from 'react';
 import { describeError } from '../api/errors.ts';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { Button, Field, Form, FormError } from '../ui/form.tsx';
 import { dateTime } from '../ui/format.ts';
 import { PageTitle } from '../ui/shell.tsx';
@@ -39,7 +40,7 @@ function AddNumber({ onDone }: { onDone(note: string): void }) {
     <Form label="Add a number" className="form inline" onSubmit={submit}>
       <Field label="Number" name="number" type="tel" value={number} onChange={setNumber} required description={`International format, e.g. ${E164_EXAMPLE}.`} error={problem ?? failure?.fields.number} />
       <Field label="Reason (optional)" name="reason" value={reason} onChange={setReason} error={failure?.fields.reason} />
-      <Button type="submit" isDisabled={add.isPending}>
+      <Button type="submit" isPending={add.isPending}>
         Add to list
       </Button>
       <FormError message={failure && !failure.fields.number && !failure.fields.reason ? failure.message : undefined} />
@@ -60,33 +61,20 @@ function EntryTable({ entries, onDone }: { entries: DoNotCallEntry[]; onDone(not
   return (
     <>
       <FormError message={remove.error ? describeError(remove.error).message : undefined} />
-      <div className="table-wrap">
-        <table>
-          <caption className="visually-hidden">Do-not-call list</caption>
-          <thead>
-            <tr>
-              <th scope="col">Number</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Added</th>
-              <th scope="col">Remove</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map((entry) => (
-              <tr key={entry.number} data-number={entry.number}>
-                <td>{entry.number}</td>
-                <td>{entry.reason ?? '—'}</td>
-                <td>{dateTime(entry.created_at)}</td>
-                <td>
-                  <Button variant="secondary" onPress={() => remove.mutate(entry.number)} isDisabled={remove.isPending} aria-label={`Remove ${entry.number}`}>
-                    Remove
-                  </Button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption="Do-not-call list" columns={['Number', 'Reason', 'Added', 'Remove']}>
+        {entries.map((entry) => (
+          <tr key={entry.number} data-number={entry.number}>
+            <td>{entry.number}</td>
+            <td>{entry.reason ?? '—'}</td>
+            <td>{dateTime(entry.created_at)}</td>
+            <td>
+              <Button variant="secondary" onPress={() => remove.mutate(entry.number)} isPending={remove.isPending} aria-label={`Remove ${entry.number}`}>
+                Remove
+              </Button>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </>
   );
 }
@@ -108,7 +96,7 @@ function Entries({ onDone }: { onDone(note: string): void }) {
     <>
       <EntryTable entries={entries} onDone={onDone} />
       {list.hasNextPage ? (
-        <Button variant="secondary" onPress={() => void list.fetchNextPage()} isDisabled={list.isFetchingNextPage}>
+        <Button variant="secondary" onPress={() => void list.fetchNextPage()} isPending={list.isFetchingNextPage}>
           {list.isFetchingNextPage ? 'Loading…' : 'Show more'}
         </Button>
       ) : null}

@@ -41,7 +41,7 @@ export function InvitationPage({ token }: { token: string }) {
             <p>{me.data ? `Accept to join the workspace as ${me.data.email}. The invitation must have been sent to this address.` : 'Accept to join the workspace with the account you are signed in with.'}</p>
             <FormError message={accept.error ? describeError(accept.error).message : undefined} />
             <div className="actions">
-              <Button onPress={() => accept.mutate()} isDisabled={accept.isPending}>
+              <Button onPress={() => accept.mutate()} isPending={accept.isPending}>
                 Accept the invitation
               </Button>
               {otherAddress ? (

@@ -67,7 +67,7 @@ function FileForm({ baseId }: { baseId: string }) {
       <Field label="Title (optional)" name="title" value={title} onChange={setTitle} description="Defaults to the file's name." error={failure?.fields.title} />
       <FormError message={failure && !failure.fields.file && !failure.fields.title ? failure.message : undefined} />
       <div className="actions">
-        <Button type="submit" isDisabled={add.isPending}>
+        <Button type="submit" isPending={add.isPending}>
           {add.isPending ? 'Uploading…' : 'Upload file'}
         </Button>
         <Added source={added} />
@@ -96,7 +96,7 @@ function TextForm({ baseId }: { baseId: string }) {
       <Field label="Text to add" name="text" multiline rows={8} value={draft.text} onChange={(text) => setDraft({ ...draft, text })} required error={problems.text ?? failure?.fields.text} />
       <FormError message={failure && !failure.fields.title && !failure.fields.text ? failure.message : undefined} />
       <div className="actions">
-        <Button type="submit" isDisabled={add.isPending}>
+        <Button type="submit" isPending={add.isPending}>
           Add text
         </Button>
         <Added source={added} />
@@ -127,7 +127,7 @@ function UrlForm({ baseId }: { baseId: string }) {
       <Field label="Title (optional)" name="title" value={title} onChange={setTitle} description="Defaults to the page's own title." error={failure?.fields.title} />
       <FormError message={failure && !failure.fields.url && !failure.fields.title ? failure.message : undefined} />
       <div className="actions">
-        <Button type="submit" isDisabled={add.isPending}>
+        <Button type="submit" isPending={add.isPending}>
           {add.isPending ? 'Fetching…' : 'Add web page'}
         </Button>
         <Added source={added} />

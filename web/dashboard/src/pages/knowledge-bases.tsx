@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { describeError } from '../api/errors.ts';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { Button, Field, Form, FormError, SelectField } from '../ui/form.tsx';
 import { dateTime } from '../ui/format.ts';
 import { PageTitle } from '../ui/shell.tsx';
@@ -32,7 +33,7 @@ function NewKnowledgeBase() {
       <Field label="New knowledge base's name" name="name" value={name} onChange={setName} required error={failure?.fields.name} />
       <Field label="Description" name="description" value={description} onChange={setDescription} error={failure?.fields.description} />
       <SelectField label="Language of the documents" name="language" value={language} onChange={setLanguage} options={KB_LANGUAGES} error={failure?.fields.language} />
-      <Button type="submit" isDisabled={create.isPending || name.trim() === ''}>
+      <Button type="submit" isDisabled={name.trim() === ''} isPending={create.isPending}>
         Create knowledge base
       </Button>
       <FormError message={failure && !fieldFailure ? failure.message : undefined} />
@@ -49,36 +50,22 @@ export function KnowledgeBasesPage() {
       <NewKnowledgeBase />
       <QueryView query={bases} isEmpty={(list) => list.length === 0} empty={<Empty title="No knowledge bases yet.">Name one above, then add documents, web pages or text to it; agents answer from it.</Empty>} loadingLabel="Loading the knowledge bases…">
         {(list) => (
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Knowledge bases</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Sources</th>
-                  <th scope="col">Chunks</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((base) => (
-                  <tr key={base.id}>
-                    <td>
-                      <Link href={`/knowledge-bases/${base.id}`}>{base.name}</Link>
-                      {base.description ? <div className="hint">{base.description}</div> : null}
-                    </td>
-                    <td>
-                      <span className={`badge badge-${base.status}`}>{base.status}</span>
-                    </td>
-                    <td>{base.source_count}</td>
-                    <td>{base.chunk_count}</td>
-                    <td>{dateTime(base.updated_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Knowledge bases" columns={['Name', 'Status', 'Sources', 'Chunks', 'Updated']}>
+            {list.map((base) => (
+              <tr key={base.id}>
+                <td>
+                  <Link href={`/knowledge-bases/${base.id}`}>{base.name}</Link>
+                  {base.description ? <div className="hint">{base.description}</div> : null}
+                </td>
+                <td>
+                  <span className={`badge badge-${base.status}`}>{base.status}</span>
+                </td>
+                <td>{base.source_count}</td>
+                <td>{base.chunk_count}</td>
+                <td>{dateTime(base.updated_at)}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </QueryView>
     </>

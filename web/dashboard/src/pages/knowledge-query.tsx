@@ -51,7 +51,7 @@ export function TestQuery({ baseId, sources }: { baseId: string; sources: Knowle
       <Form label="Test a query" className="form inline" onSubmit={submit}>
         <Field label="Question" name="query" value={query} onChange={setQuery} required error={problems.query ?? failure?.fields.query} />
         <Field label="Results" name="top_k" type="number" min={1} max={20} value={topK} onChange={setTopK} error={problems.top_k ?? failure?.fields.top_k} />
-        <Button type="submit" isDisabled={search.isPending}>
+        <Button type="submit" isPending={search.isPending}>
           {search.isPending ? 'Searching…' : 'Search'}
         </Button>
       </Form>

@@ -3,6 +3,7 @@ import type { KnowledgeSource } from '@voice-agent-platform/sdk';
 import { useState } from 'react';
 import { describeError } from '../api/errors.ts';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { Button, FormError } from '../ui/form.tsx';
 import { dateTime } from '../ui/format.ts';
 import { Empty, QueryView } from '../ui/states.tsx';
@@ -100,27 +101,11 @@ export function SourceList({ baseId }: { baseId: string }) {
             <p role="status" className="hint" data-testid="source-tally">
               {sourceTally(list)}
             </p>
-            <div className="table-wrap">
-              <table>
-                <caption className="visually-hidden">Sources</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Title</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Actions</th>
-                    <th scope="col">Chunks</th>
-                    <th scope="col">Size</th>
-                    <th scope="col">From</th>
-                    <th scope="col">Added</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((source) => (
-                    <SourceRow key={source.id} source={source} onDelete={() => setDeleting(source)} onRefresh={() => refresh.mutate(source.id)} onChunks={() => setViewing(source.id)} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable caption="Sources" columns={['Title', 'Status', 'Actions', 'Chunks', 'Size', 'From', 'Added']}>
+              {list.map((source) => (
+                <SourceRow key={source.id} source={source} onDelete={() => setDeleting(source)} onRefresh={() => refresh.mutate(source.id)} onChunks={() => setViewing(source.id)} />
+              ))}
+            </DataTable>
             {viewing && list.some((s) => s.id === viewing) ? <SourceChunks baseId={baseId} source={list.find((s) => s.id === viewing)!} onClose={() => setViewing(undefined)} /> : null}
           </>
         )}

@@ -3,6 +3,7 @@ import type { Invitation } from '@voice-agent-platform/sdk';
 import { useState } from 'react';
 import { describeError } from '../api/errors.ts';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { Button, Field, Form, FormError, SelectField } from '../ui/form.tsx';
 import { dateTime } from '../ui/format.ts';
 import { Empty, QueryView } from '../ui/states.tsx';
@@ -29,7 +30,7 @@ export function InviteForm() {
     <Form label="Invite someone" className="form inline" onSubmit={() => invite.mutate()}>
       <Field label="Email to invite" name="email" type="email" autoComplete="off" value={email} onChange={setEmail} required error={failure?.fields.email} />
       <SelectField label="Role" name="role" value={role} onChange={(value) => setRole(value as Role)} options={options} error={failure?.fields.role} />
-      <Button type="submit" isDisabled={invite.isPending || email.trim() === ''}>
+      <Button type="submit" isDisabled={email.trim() === ''} isPending={invite.isPending}>
         Send invitation
       </Button>
       <span role="status" className="hint">
@@ -42,35 +43,21 @@ export function InviteForm() {
 
 function InvitationTable({ invitations, revoke, busy }: { invitations: Invitation[]; revoke(invitation: Invitation): void; busy: boolean }) {
   return (
-    <div className="table-wrap">
-      <table>
-        <caption className="visually-hidden">Pending invitations</caption>
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Role</th>
-            <th scope="col">Sent</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Revoke</th>
-          </tr>
-        </thead>
-        <tbody>
-          {invitations.map((invitation) => (
-            <tr key={invitation.id}>
-              <td className="url">{invitation.email}</td>
-              <td>{invitation.role}</td>
-              <td>{dateTime(invitation.created_at)}</td>
-              <td>{dateTime(invitation.expires_at)}</td>
-              <td>
-                <Button variant="secondary" onPress={() => revoke(invitation)} isDisabled={busy} aria-label={`Revoke the invitation of ${invitation.email}`}>
-                  Revoke
-                </Button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption="Pending invitations" columns={['Email', 'Role', 'Sent', 'Expires', 'Revoke']}>
+      {invitations.map((invitation) => (
+        <tr key={invitation.id}>
+          <td className="url">{invitation.email}</td>
+          <td>{invitation.role}</td>
+          <td>{dateTime(invitation.created_at)}</td>
+          <td>{dateTime(invitation.expires_at)}</td>
+          <td>
+            <Button variant="secondary" onPress={() => revoke(invitation)} isPending={busy} aria-label={`Revoke the invitation of ${invitation.email}`}>
+              Revoke
+            </Button>
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

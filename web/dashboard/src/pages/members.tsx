@@ -34,9 +34,7 @@ function RoleDialog({ member, onClose }: { member: Member; onClose(): void }) {
         <SelectField label="Role" name="member_role" value={role} onChange={(value) => setRole(value as Role)} options={options} />
         <FormError message={change.error ? describeError(change.error).message : undefined} />
         <div className="actions">
-          {/* Not disabled while saving: a focused button that turns disabled drops the focus out of the
-              dialog (Chromium fires no blur), and Escape would no longer close it. */}
-          <Button onPress={() => change.isPending || change.mutate()} isDisabled={role === member.role}>
+          <Button onPress={() => change.mutate()} isDisabled={role === member.role} isPending={change.isPending}>
             Save role
           </Button>
           <Button variant="secondary" onPress={onClose}>
@@ -69,7 +67,7 @@ function RemoveDialog({ member, isMe, onClose }: { member: Member; isMe: boolean
         <p>{isMe ? 'You lose access to its agents, calls and settings until someone invites you again.' : `${member.email} loses access to this workspace at once.`}</p>
         <FormError message={remove.error ? describeError(remove.error).message : undefined} />
         <div className="actions">
-          <Button variant="danger" onPress={() => remove.mutate()} isDisabled={remove.isPending} autoFocus>
+          <Button variant="danger" onPress={() => remove.mutate()} isPending={remove.isPending} autoFocus>
             {isMe ? 'Leave workspace' : 'Remove member'}
           </Button>
           <Button variant="secondary" onPress={onClose}>

@@ -3,6 +3,7 @@ import type { AvailablePhoneNumber, SearchAvailablePhoneNumbersQuery } from '@vo
 import { useState } from 'react';
 import { describeError } from '../api/errors.ts';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { Button, Field, Form, FormError } from '../ui/form.tsx';
 import { usd } from '../ui/format.ts';
 import { Empty, QueryView } from '../ui/states.tsx';
@@ -29,35 +30,21 @@ function Results({ query, onBought }: { query: SearchAvailablePhoneNumbersQuery;
       <FormError message={buy.error ? describeError(buy.error).message : undefined} />
       <QueryView query={available} isEmpty={(answer) => answer.data.length === 0} empty={<Empty title="No number matches.">Try fewer digits or another area code.</Empty>} loadingLabel="Searching the provider…">
         {(answer) => (
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Numbers for sale</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Number</th>
-                  <th scope="col">Buy</th>
-                  <th scope="col">Monthly</th>
-                  <th scope="col">Country</th>
-                  <th scope="col">Can</th>
-                </tr>
-              </thead>
-              <tbody>
-                {answer.data.map((offer: AvailablePhoneNumber) => (
-                  <tr key={offer.number}>
-                    <td>{offer.number}</td>
-                    <td>
-                      <Button onPress={() => buy.mutate(offer.number)} isDisabled={buy.isPending} aria-label={`Buy ${offer.number}`}>
-                        Buy
-                      </Button>
-                    </td>
-                    <td>{usd(offer.monthly_cost_usd)}</td>
-                    <td>{offer.country}</td>
-                    <td>{[offer.capabilities.voice ? 'voice' : '', offer.capabilities.sms ? 'SMS' : ''].filter(Boolean).join(', ')}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Numbers for sale" columns={['Number', 'Buy', 'Monthly', 'Country', 'Can']}>
+            {answer.data.map((offer: AvailablePhoneNumber) => (
+              <tr key={offer.number}>
+                <td>{offer.number}</td>
+                <td>
+                  <Button onPress={() => buy.mutate(offer.number)} isPending={buy.isPending} aria-label={`Buy ${offer.number}`}>
+                    Buy
+                  </Button>
+                </td>
+                <td>{usd(offer.monthly_cost_usd)}</td>
+                <td>{offer.country}</td>
+                <td>{[offer.capabilities.voice ? 'voice' : '', offer.capabilities.sms ? 'SMS' : ''].filter(Boolean).join(', ')}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </QueryView>
     </>
@@ -115,7 +102,7 @@ export function ImportNumber({ onImported }: { onImported(note: string): void })
       <Form label="Import a number" className="form inline" onSubmit={submit}>
         <Field label="Number to import" name="number" type="tel" value={number} onChange={setNumber} required description={`Held in your provider account, in international format, e.g. ${E164_EXAMPLE}. No charge here.`} error={problem ?? failure?.fields.number} />
         <Field label="Label (optional)" name="label" value={label} onChange={setLabel} error={failure?.fields.label} />
-        <Button type="submit" variant="secondary" isDisabled={bring.isPending}>
+        <Button type="submit" variant="secondary" isPending={bring.isPending}>
           Import number
         </Button>
       </Form>

@@ -42,7 +42,7 @@ function AgentPicker({ number, agents, onDone }: { number: PhoneNumber; agents: 
           </option>
         ))}
       </select>
-      <Button variant="secondary" onPress={() => save.mutate()} isDisabled={save.isPending || agentId === (number.agent_id ?? '')} aria-label={`Save the agent of ${number.number}`}>
+      <Button variant="secondary" onPress={() => save.mutate()} isDisabled={agentId === (number.agent_id ?? '')} isPending={save.isPending} aria-label={`Save the agent of ${number.number}`}>
         Save
       </Button>
       <FormError message={save.error ? describeError(save.error).message : undefined} />

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { describeError } from '../api/errors.ts';
 import { useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { Button, FormError } from '../ui/form.tsx';
 import { dateTime } from '../ui/format.ts';
 import { Empty, QueryView } from '../ui/states.tsx';
@@ -18,39 +19,25 @@ export function SessionsPanel() {
       <FormError message={revoke.error ? describeError(revoke.error).message : undefined} />
       <QueryView query={sessions} isEmpty={(page) => page.data.length === 0} empty={<Empty title="No active session." />}>
         {(page) => (
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Sessions</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Device</th>
-                  <th scope="col">Address</th>
-                  <th scope="col">Signed in</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Sign out</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.data.map((session) => (
-                  <tr key={session.id}>
-                    <td className="url">{session.device ?? 'Unknown device'}</td>
-                    <td>{session.ip ?? '—'}</td>
-                    <td>{dateTime(session.created_at)}</td>
-                    <td>{dateTime(session.last_used_at)}</td>
-                    <td>
-                      {session.current ? (
-                        'This session'
-                      ) : (
-                        <Button variant="secondary" onPress={() => revoke.mutate(session.id)} isDisabled={revoke.isPending} aria-label={`Sign out the session from ${dateTime(session.created_at)}`}>
-                          Sign out
-                        </Button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Sessions" columns={['Device', 'Address', 'Signed in', 'Last used', 'Sign out']}>
+            {page.data.map((session) => (
+              <tr key={session.id}>
+                <td className="url">{session.device ?? 'Unknown device'}</td>
+                <td>{session.ip ?? '—'}</td>
+                <td>{dateTime(session.created_at)}</td>
+                <td>{dateTime(session.last_used_at)}</td>
+                <td>
+                  {session.current ? (
+                    'This session'
+                  ) : (
+                    <Button variant="secondary" onPress={() => revoke.mutate(session.id)} isPending={revoke.isPending} aria-label={`Sign out the session from ${dateTime(session.created_at)}`}>
+                      Sign out
+                    </Button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </QueryView>
     </section>

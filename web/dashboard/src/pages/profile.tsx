@@ -46,7 +46,7 @@ function DetailsPanel({ user }: { user: User }) {
         ) : null}
         <FormError message={failure && Object.keys(failure.fields).length === 0 ? failure.message : undefined} />
         <div className="actions">
-          <Button type="submit" isDisabled={save.isPending}>
+          <Button type="submit" isPending={save.isPending}>
             Save details
           </Button>
           <span role="status" className="hint">
@@ -69,7 +69,7 @@ function VerificationPanel({ user }: { user: User }) {
       </p>
       {user.email_verified ? null : (
         <div className="actions">
-          <Button variant="secondary" onPress={() => resend.mutate()} isDisabled={resend.isPending}>
+          <Button variant="secondary" onPress={() => resend.mutate()} isPending={resend.isPending}>
             Send the confirmation mail again
           </Button>
           <span role="status" className="hint">
@@ -112,7 +112,7 @@ function PasswordPanel() {
         <Field label="New password again" name="confirm_password" type="password" autoComplete="new-password" value={draft.confirm_password} onChange={set('confirm_password')} required error={problems.confirm_password} />
         <FormError message={failure && Object.keys(failure.fields).length === 0 ? failure.message : undefined} />
         <div className="actions">
-          <Button type="submit" isDisabled={change.isPending}>
+          <Button type="submit" isPending={change.isPending}>
             Change password
           </Button>
           <span role="status" className="hint">

@@ -74,7 +74,7 @@ export function ScheduleForm({ schedule, onDone }: { schedule?: Schedule; onDone
       <Fields draft={draft} set={set} errors={errors} />
       <FormError message={failure?.message} />
       <div className="actions">
-        <Button type="submit" isDisabled={save.isPending}>
+        <Button type="submit" isPending={save.isPending}>
           {schedule ? 'Save schedule' : 'Schedule call'}
         </Button>
         {schedule ? (

@@ -5,6 +5,7 @@ import { Link } from 'wouter';
 import { describeError } from '../api/errors.ts';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
 import { ConfirmAction } from '../ui/confirm-action.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { Button, FormError, SelectField } from '../ui/form.tsx';
 import { dateTime, label } from '../ui/format.ts';
 import { PageTitle } from '../ui/shell.tsx';
@@ -49,7 +50,7 @@ function Row({ schedule, onEdit }: { schedule: Schedule; onEdit(): void }) {
             <Button variant="secondary" onPress={onEdit} aria-label={`Edit the call to ${schedule.to} at ${when}`}>
               Edit
             </Button>
-            <Button variant="secondary" onPress={() => run.mutate()} isDisabled={run.isPending} aria-label={`Run now: the call to ${schedule.to}`}>
+            <Button variant="secondary" onPress={() => run.mutate()} isPending={run.isPending} aria-label={`Run now: the call to ${schedule.to}`}>
               Run now
             </Button>
             <Button variant="danger" onPress={() => setCanceling(true)} aria-label={`Cancel the call to ${schedule.to} at ${when}`}>
@@ -88,26 +89,11 @@ export function SchedulesPage() {
       </fieldset>
       <QueryView query={schedules} isEmpty={(page) => page.data.length === 0} empty={<Empty title="No schedules match.">Schedule a call above; it is placed at its time.</Empty>}>
         {(page) => (
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Schedules</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">To</th>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.data.map((schedule) => (
-                  <Row key={schedule.id} schedule={schedule} onEdit={() => setEditing(schedule)} />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Schedules" columns={['When', 'To', 'Agent', 'Status', 'Outcome', 'Actions']}>
+            {page.data.map((schedule) => (
+              <Row key={schedule.id} schedule={schedule} onEdit={() => setEditing(schedule)} />
+            ))}
+          </DataTable>
         )}
       </QueryView>
     </>

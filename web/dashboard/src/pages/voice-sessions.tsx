@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Link } from 'wouter';
 import { describeError } from '../api/errors.ts';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { Button, Field, Form, FormError, SelectField } from '../ui/form.tsx';
 import { dateTime, label, usd } from '../ui/format.ts';
 import { PageTitle } from '../ui/shell.tsx';
@@ -72,7 +73,7 @@ function NewSession({ onCreated }: { onCreated(session: VoiceSessionCreated): vo
       {kind === 'session' ? <Field label="Metadata (JSON, optional)" name="metadata" multiline rows={2} value={metadata} onChange={setMetadata} error={parsed.error ?? failure?.fields.metadata} /> : null}
       <FormError message={failure?.message} />
       <div className="actions">
-        <Button type="submit" isDisabled={!ready || create.isPending}>
+        <Button type="submit" isDisabled={!ready} isPending={create.isPending}>
           {kind === 'session' ? 'Create voice session' : 'Get media token'}
         </Button>
       </div>
@@ -91,49 +92,32 @@ function Sessions() {
       <FormError message={end.error ? describeError(end.error).message : undefined} />
       <QueryView query={sessions} isEmpty={(list) => list.length === 0} empty={<Empty title="No voice sessions yet.">Create one above to connect your app to an agent.</Empty>}>
         {(list) => (
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Voice sessions</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Created</th>
-                  <th scope="col">User</th>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Duration</th>
-                  <th scope="col">Cost</th>
-                  <th scope="col">Call</th>
-                  <th scope="col">End</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((session) => (
-                  <tr key={session.id}>
-                    <td>{dateTime(session.created_at)}</td>
-                    <td>{session.external_user_id}</td>
-                    <td>{nameOf(session.agent_id)}</td>
-                    <td>
-                      <span className={`badge badge-${session.status}`}>{session.end_reason ? `${session.status}: ${label(session.end_reason)}` : session.status}</span>
-                    </td>
-                    <td>{session.duration_sec.toFixed(1)} s</td>
-                    <td>{usd(session.cost_usd)}</td>
-                    <td>
-                      <Link href={`/calls/${session.call_id}`}>Open the call</Link>
-                    </td>
-                    <td>
-                      {session.status === 'active' ? (
-                        <Button variant="secondary" onPress={() => end.mutate(session.id)} isDisabled={end.isPending} aria-label={`End the session of ${session.external_user_id}`}>
-                          End
-                        </Button>
-                      ) : (
-                        dateTime(session.ended_at)
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Voice sessions" columns={['Created', 'User', 'Agent', 'Status', 'Duration', 'Cost', 'Call', 'End']}>
+            {list.map((session) => (
+              <tr key={session.id}>
+                <td>{dateTime(session.created_at)}</td>
+                <td>{session.external_user_id}</td>
+                <td>{nameOf(session.agent_id)}</td>
+                <td>
+                  <span className={`badge badge-${session.status}`}>{session.end_reason ? `${session.status}: ${label(session.end_reason)}` : session.status}</span>
+                </td>
+                <td>{session.duration_sec.toFixed(1)} s</td>
+                <td>{usd(session.cost_usd)}</td>
+                <td>
+                  <Link href={`/calls/${session.call_id}`}>Open the call</Link>
+                </td>
+                <td>
+                  {session.status === 'active' ? (
+                    <Button variant="secondary" onPress={() => end.mutate(session.id)} isPending={end.isPending} aria-label={`End the session of ${session.external_user_id}`}>
+                      End
+                    </Button>
+                  ) : (
+                    dateTime(session.ended_at)
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </QueryView>
     </>

@@ -43,15 +43,15 @@ function Endpoint() {
         {(webhook: TenantWebhook | null) => (
           <Form label="Workspace endpoint" className="form inline" onSubmit={() => save.mutate(url ?? webhook?.webhook_url ?? '')}>
             <Field label="Endpoint URL" name="webhook_url" type="url" value={url ?? webhook?.webhook_url ?? ''} onChange={setUrl} required error={described?.fields.webhook_url} description={webhook ? `Events: ${webhook.events.join(', ')}` : 'No endpoint yet: workspace events are not sent.'} />
-            <Button type="submit" isDisabled={save.isPending}>
+            <Button type="submit" isPending={save.isPending}>
               Save endpoint
             </Button>
             {webhook ? (
               <>
-                <Button variant="secondary" onPress={() => rotate.mutate()} isDisabled={rotate.isPending}>
+                <Button variant="secondary" onPress={() => rotate.mutate()} isPending={rotate.isPending}>
                   Rotate secret
                 </Button>
-                <Button variant="secondary" onPress={() => test.mutate()} isDisabled={test.isPending}>
+                <Button variant="secondary" onPress={() => test.mutate()} isPending={test.isPending}>
                   Send test event
                 </Button>
               </>
@@ -170,7 +170,7 @@ function Failed() {
       <QueryView query={failed} isEmpty={(rows) => rows.length === 0} empty={<Empty title="No failed deliveries." />}>
         {(rows) => (
           <>
-            <Button variant="secondary" onPress={() => all.mutate()} isDisabled={all.isPending}>
+            <Button variant="secondary" onPress={() => all.mutate()} isPending={all.isPending}>
               Replay all
             </Button>
             <DeliveryTable rows={rows} replay={(id) => one.mutate(id)} />

@@ -87,7 +87,7 @@ function Editor({ widget }: { widget: Widget }) {
         <Fields draft={draft} set={set} errors={errors} />
         <FormError message={failure?.message} />
         <div className="actions">
-          <Button type="submit" isDisabled={save.isPending}>
+          <Button type="submit" isPending={save.isPending}>
             {save.isPending ? 'Saving…' : 'Save widget'}
           </Button>
           <span role="status" className="hint">

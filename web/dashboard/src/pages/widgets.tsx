@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { describeError } from '../api/errors.ts';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
+import { DataTable } from '../ui/data-table.tsx';
 import { Button, Field, Form, FormError, SelectField } from '../ui/form.tsx';
 import { dateTime } from '../ui/format.ts';
 import { PageTitle } from '../ui/shell.tsx';
@@ -32,7 +33,7 @@ function NewWidget() {
     <Form label="New widget" className="form inline" onSubmit={() => create.mutate()}>
       <Field label="New widget's name" name="name" value={name} onChange={setName} required error={failure?.fields.name} />
       <SelectField label="Agent" name="agent_id" value={agentId} onChange={setAgentId} options={agents.options} error={failure?.fields.agent_id} />
-      <Button type="submit" isDisabled={create.isPending || name.trim() === '' || agentId === ''}>
+      <Button type="submit" isDisabled={name.trim() === '' || agentId === ''} isPending={create.isPending}>
         Create widget
       </Button>
       <FormError message={failure && !failure.fields.name && !failure.fields.agent_id ? failure.message : undefined} />
@@ -51,33 +52,19 @@ export function WidgetsPage() {
       <NewWidget />
       <QueryView query={widgets} isEmpty={(list) => list.length === 0} empty={<Empty title="No widgets yet.">A widget puts an agent on your website with one script tag.</Empty>}>
         {(list) => (
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Widgets</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Mode</th>
-                  <th scope="col">Origins</th>
-                  <th scope="col">Updated</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((widget) => (
-                  <tr key={widget.id}>
-                    <td>
-                      <Link href={`/widgets/${widget.id}`}>{widget.name}</Link>
-                    </td>
-                    <td>{nameOf(widget.agent_id)}</td>
-                    <td>{modeLabel(widget.mode)}</td>
-                    <td>{widget.allowed_origins.length === 0 ? 'Any' : widget.allowed_origins.join(', ')}</td>
-                    <td>{dateTime(widget.updated_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Widgets" columns={['Name', 'Agent', 'Mode', 'Origins', 'Updated']}>
+            {list.map((widget) => (
+              <tr key={widget.id}>
+                <td>
+                  <Link href={`/widgets/${widget.id}`}>{widget.name}</Link>
+                </td>
+                <td>{nameOf(widget.agent_id)}</td>
+                <td>{modeLabel(widget.mode)}</td>
+                <td>{widget.allowed_origins.length === 0 ? 'Any' : widget.allowed_origins.join(', ')}</td>
+                <td>{dateTime(widget.updated_at)}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </QueryView>
     </>

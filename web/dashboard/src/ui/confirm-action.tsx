@@ -15,7 +15,7 @@ export function ConfirmAction<T>(props: { title: string; body: string; confirmLa
         <p>{props.body}</p>
         <FormError message={mutation.error ? describeError(mutation.error).message : undefined} />
         <div className="actions">
-          <Button variant="danger" onPress={() => mutation.mutate(undefined, { onSuccess: onClose })} isDisabled={mutation.isPending} autoFocus>
+          <Button variant="danger" onPress={() => mutation.mutate(undefined, { onSuccess: onClose })} isPending={mutation.isPending} autoFocus>
             {props.confirmLabel}
           </Button>
           <Button variant="secondary" onPress={onClose}>

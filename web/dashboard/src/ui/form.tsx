@@ -1,12 +1,41 @@
-import type { FormEvent, ReactNode } from 'react';
+import { type FormEvent, type ReactNode, useLayoutEffect, useRef } from 'react';
 import { Button as AriaButton, type ButtonProps, FieldError, Input, Label, Text, TextArea, TextField } from 'react-aria-components';
 
 // Form controls: React Aria's (labels, descriptions and errors wired for assistive technology)
 // with the dashboard's look; selects are the browser's own <select>, accessible and usable on a
 // phone as they are.
 
-export function Button({ variant = 'primary', className, ...props }: ButtonProps & { variant?: 'primary' | 'secondary' | 'danger' | 'link' }) {
-  return <AriaButton {...props} className={`btn btn-${variant}${className ? ` ${className}` : ''}`} />;
+type DashboardButtonProps = Omit<ButtonProps, 'isPending'> & {
+  variant?: 'primary' | 'secondary' | 'danger' | 'link';
+  /** Its request is running: presses are ignored and its form is not submitted, but it stays focusable. */
+  isPending?: boolean;
+};
+
+/**
+ * A button. While its request runs, pass `isPending`, not `isDisabled`: a focused button that turns
+ * disabled drops the keyboard focus to the page (Chromium fires no blur; in a dialog, Escape no
+ * longer closes it). React Aria's own `isPending` keeps the focus too, but its announcement points
+ * at the button by id for 7 s: once the button is gone (a dialog closed, a form replaced) that
+ * leaves a nameless role="img" in the page. So pending is done here: aria-disabled (which React
+ * Aria does not pass through, hence set on the element) and no press handler; `Form` ignores a
+ * submit by a pending button (clicked, or Enter in a field: implicit submission clicks it).
+ */
+export function Button({ variant = 'primary', className, isPending = false, onPress, type, ...props }: DashboardButtonProps) {
+  const ref = useRef<HTMLButtonElement>(null);
+  useLayoutEffect(() => {
+    if (isPending) ref.current?.setAttribute('aria-disabled', 'true');
+    else ref.current?.removeAttribute('aria-disabled');
+  }, [isPending]);
+  return (
+    <AriaButton
+      {...props}
+      ref={ref}
+      type={type}
+      onPress={isPending ? undefined : onPress}
+      data-busy={isPending || undefined}
+      className={`btn btn-${variant}${className ? ` ${className}` : ''}`}
+    />
+  );
 }
 
 interface FieldProps {
@@ -84,8 +113,10 @@ export function CheckboxField(props: { label: string; checked: boolean; onChange
 
 /** A form whose submit runs `onSubmit` (no page load). */
 export function Form({ onSubmit, children, label, className }: { onSubmit(): void; children: ReactNode; label?: string; className?: string }) {
-  const submit = (event: FormEvent) => {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    const submitter = (event.nativeEvent as SubmitEvent).submitter;
+    if (submitter?.getAttribute('aria-disabled') === 'true') return;
     onSubmit();
   };
   return (

@@ -60,7 +60,7 @@ export function ChatTest({ agentId, variables }: { agentId: string; variables: R
       {conversation?.ended ? <p role="status">The agent ended the conversation.</p> : null}
       <Form label="Chat with the agent" className="form inline" onSubmit={submit}>
         <Field label="Message to the agent" name="chat_message" value={text} onChange={setText} />
-        <Button type="submit" isDisabled={send.isPending || text.trim() === '' || conversation?.ended === true || !variables}>
+        <Button type="submit" isDisabled={text.trim() === '' || conversation?.ended === true || !variables} isPending={send.isPending}>
           {send.isPending ? 'Sending…' : 'Send'}
         </Button>
         <Button variant="secondary" onPress={restart} isDisabled={messages.length === 0}>

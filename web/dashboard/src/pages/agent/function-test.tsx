@@ -38,7 +38,7 @@ export function FunctionTest({ agentId, fn }: { agentId: string; fn: AgentFuncti
   return (
     <div className="function-test">
       <Field label={`Test arguments for ${fn.name}`} name="test_arguments" multiline rows={4} value={text} onChange={setText} error={parsed.error} description="A JSON object, sent as a live call would send it." />
-      <Button variant="secondary" onPress={() => parsed.value && run.mutate(parsed.value)} isDisabled={run.isPending || !parsed.value}>
+      <Button variant="secondary" onPress={() => parsed.value && run.mutate(parsed.value)} isDisabled={!parsed.value} isPending={run.isPending}>
         {run.isPending ? 'Calling the function…' : `Run ${fn.name}`}
       </Button>
       <FormError message={run.error ? describeError(run.error).message : undefined} />

@@ -51,7 +51,7 @@ export function SandboxCall({ agentId, variables }: { agentId: string; variables
         <Field label="Number to call" name="sandbox_to" type="tel" value={to} onChange={setTo} error={failure?.fields.to} description="Any +1555… number answers; +15550100101 is busy, +15550100104 asks for a human, +15550100105 is voicemail." />
         <Field label="Caller script" name="caller_script" multiline rows={4} value={script} onChange={setScript} error={failure?.fields['simulation.caller_script']} description="What the simulated caller says, one line per turn; “[1500] Wait!” interrupts the agent 1.5 s into its turn." />
         <div className="actions">
-          <Button type="submit" isDisabled={place.isPending || !variables}>
+          <Button type="submit" isDisabled={!variables} isPending={place.isPending}>
             {place.isPending ? 'Placing…' : 'Place sandbox call'}
           </Button>
         </div>

@@ -35,7 +35,7 @@ export function VoicePreview({ voice }: { voice: string }) {
   };
   return (
     <div className="voice-preview">
-      <Button variant="secondary" onPress={preview} isDisabled={load.isPending || voice === ''}>
+      <Button variant="secondary" onPress={preview} isDisabled={voice === ''} isPending={load.isPending}>
         {load.isPending ? 'Loading the preview…' : 'Preview voice'}
       </Button>
       {url ? (

@@ -19,7 +19,7 @@ function WebhookTest({ agentId, savedUrl }: { agentId: string; savedUrl: string 
   const test = useMutation({ mutationFn: () => api.agents.testWebhook(agentId, {}) });
   return (
     <div className="actions">
-      <Button variant="secondary" onPress={() => test.mutate()} isDisabled={test.isPending || !savedUrl}>
+      <Button variant="secondary" onPress={() => test.mutate()} isDisabled={!savedUrl} isPending={test.isPending}>
         Send test event
       </Button>
       <span role="status" className="hint">
@@ -60,7 +60,7 @@ export function WebhookSecret({ agent }: { agent: Agent }) {
       <h2 id="secret-heading">Webhook secret</h2>
       <p>The secret that signs this agent's webhooks was shown when it was made. A new one replaces it at once.</p>
       <FormError message={rotate.error ? describeError(rotate.error).message : undefined} />
-      <Button variant="secondary" onPress={() => rotate.mutate()} isDisabled={rotate.isPending}>
+      <Button variant="secondary" onPress={() => rotate.mutate()} isPending={rotate.isPending}>
         Rotate webhook secret
       </Button>
     </section>

@@ -17,7 +17,7 @@ function HangUpDialog({ cancel, pending, confirm, close }: { cancel: boolean; pe
         <Heading slot="title">{cancel ? 'Cancel this call?' : 'Hang up this call?'}</Heading>
         <p>{cancel ? 'The call is not placed.' : 'The caller is disconnected at once.'}</p>
         <div className="actions">
-          <Button variant="danger" onPress={confirm} isDisabled={pending} autoFocus>
+          <Button variant="danger" onPress={confirm} isPending={pending} autoFocus>
             {cancel ? 'Cancel the call' : 'Hang up now'}
           </Button>
           <Button variant="secondary" onPress={close}>
@@ -51,7 +51,7 @@ export function CallControls({ call }: { call: Call }) {
       <h2 id="controls-heading">Live call</h2>
       <div className="actions">
         {controls.hangUp ? (
-          <Button variant="danger" onPress={() => setConfirming(true)} isDisabled={hangUp.isPending}>
+          <Button variant="danger" onPress={() => setConfirming(true)} isPending={hangUp.isPending}>
             {controls.hangUp === 'cancel' ? 'Cancel call' : 'Hang up'}
           </Button>
         ) : null}
@@ -59,7 +59,7 @@ export function CallControls({ call }: { call: Call }) {
       {controls.transfer ? (
         <Form label="Transfer the call" className="form inline" onSubmit={() => transfer.mutate()}>
           <Field label="Transfer to" name="transfer_to" type="tel" value={to} onChange={setTo} description="E.164; empty: the agent's transfer number." error={described?.fields.to} />
-          <Button type="submit" variant="secondary" isDisabled={transfer.isPending}>
+          <Button type="submit" variant="secondary" isPending={transfer.isPending}>
             Transfer
           </Button>
         </Form>

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { Call, WebhookDeliveryDetail } from '@voice-agent-platform/sdk';
 import { Link } from 'wouter';
 import { useKey, useWorkspace } from '../../api/workspace.tsx';
+import { DataTable } from '../../ui/data-table.tsx';
 import { Button } from '../../ui/form.tsx';
 import { dateTime } from '../../ui/format.ts';
 import { Empty, QueryView } from '../../ui/states.tsx';
@@ -28,39 +29,25 @@ export function CallDeliveries({ call }: { call: Call }) {
     <section aria-labelledby="deliveries-heading" className="panel">
       <div className="page-title">
         <h2 id="deliveries-heading">Webhook events</h2>
-        <Button variant="secondary" onPress={() => void deliveries.refetch()} isDisabled={deliveries.isFetching}>
+        <Button variant="secondary" onPress={() => void deliveries.refetch()} isPending={deliveries.isFetching}>
           {deliveries.isFetching ? 'Looking…' : 'Refresh events'}
         </Button>
       </div>
       <QueryView query={deliveries} loadingLabel="Looking up the events sent…" isEmpty={(found) => found.list.length === 0} empty={<Empty title="No webhook event was sent for this call.">Set a webhook URL on the agent to receive its call events.</Empty>}>
         {(found) => (
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Webhook events of the call</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Delivery</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last answer</th>
-                  <th scope="col">Sent</th>
-                </tr>
-              </thead>
-              <tbody>
-                {found.list.map((d) => (
-                  <tr key={d.id}>
-                    <td>{d.event_type}</td>
-                    <td>
-                      <span className={`badge badge-${d.status}`}>{d.status}</span>
-                    </td>
-                    <td>{d.attempt_count}</td>
-                    <td>{d.last_status_code ?? d.last_error ?? '—'}</td>
-                    <td>{dateTime(d.last_attempt_at ?? d.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Webhook events of the call" columns={['Event', 'Delivery', 'Attempts', 'Last answer', 'Sent']}>
+            {found.list.map((d) => (
+              <tr key={d.id}>
+                <td>{d.event_type}</td>
+                <td>
+                  <span className={`badge badge-${d.status}`}>{d.status}</span>
+                </td>
+                <td>{d.attempt_count}</td>
+                <td>{d.last_status_code ?? d.last_error ?? '—'}</td>
+                <td>{dateTime(d.last_attempt_at ?? d.created_at)}</td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </QueryView>
       {deliveries.data?.capped ? (

@@ -1,0 +1,1 @@
+var e=e=>new Intl.NumberFormat(`en-US`,{style:`currency`,currency:`USD`,minimumFractionDigits:2,maximumFractionDigits:4}).format(e),t=e=>e?new Date(e).toLocaleString():`—`;function n(e){let t=Math.floor(e/100);return`${Math.floor(t/600)}:${(t%600/10).toFixed(1).padStart(4,`0`)}`}var r=e=>e.replaceAll(`_`,` `);export{e as i,t as n,r,n as t};

@@ -1,0 +1,1 @@
+var e=new Map;function t(t,n){e.set(t,n)}function n(t){return e.get(t)}function r(t){e.delete(t)}export{t as n,n as r,r as t};

@@ -1,0 +1,2 @@
+function e(e){return(e?.caller_script??[]).map(e=>typeof e==`string`?e:e.text).join(`
+`)}function t(e,t){let n=t?.caller_script??[],r=e.map((e,t)=>{let r=n[t];return r!==void 0&&typeof r!=`string`&&r.text===e?r:e}),i=t?.latency;return r.length===0&&!i?null:{...r.length>0?{caller_script:r}:{},...i?{latency:i}:{}}}export{t as n,e as t};
