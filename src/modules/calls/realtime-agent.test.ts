@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { type ResponderContext, startFakeRealtimeServer } from '../../../test/fakes/openai-realtime/server.ts';
+import { sayExactly } from '../../../test/fakes/openai-realtime/caller.ts';
+import { startFakeRealtimeServer } from '../../../test/fakes/openai-realtime/server.ts';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp } from '../../../test/support/fixtures.ts';
 import { decodedMs } from '../../../test/support/recordings.ts';
@@ -15,7 +16,6 @@ const fake = await startFakeRealtimeServer({ apiKey: 'sk-realtime', timing: { ms
 const t = await buildTestApp({ env: { REALTIME_BASE_URL: fake.url, REALTIME_API_KEY: 'sk-realtime', SANDBOX_SPEED: '50' } });
 after(() => fake.close());
 
-const sayExactly = ({ instructions }: ResponderContext) => ({ text: /"(.*)"$/.exec(instructions ?? '')?.[1] ?? '' });
 
 describe('speech-to-speech agents', () => {
   it('are created with the model voices; a builtin voice is refused; switching kinds takes the kind default voice', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { callerAudio } from '../../../test/fakes/openai-realtime/caller.ts';
-import { type ResponderContext, startFakeRealtimeServer } from '../../../test/fakes/openai-realtime/server.ts';
+import { sayExactly, speechSamples } from '../../../test/fakes/openai-realtime/caller.ts';
+import { startFakeRealtimeServer } from '../../../test/fakes/openai-realtime/server.ts';
 import { startFakeTwilio } from '../../../test/fakes/twilio/index.ts';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp } from '../../../test/support/fixtures.ts';
@@ -41,8 +41,6 @@ const t = await buildTestApp({
 });
 await t.app.listen({ port, host: '127.0.0.1' });
 
-const sayExactly = ({ instructions }: ResponderContext) => ({ text: /"(.*)"$/.exec(instructions ?? '')?.[1] ?? '' });
-const speech = (ms: number) => Int16Array.from(callerAudio([{ speechMs: ms }]).flatMap((frame) => Array.from(frame)));
 
 describe('a speech-to-speech agent on a Twilio call', () => {
   it('greets in mu-law, answers, is cut off (clear), ends the call on end_call; transcript, recording, cost', async () => {
@@ -55,11 +53,11 @@ describe('a speech-to-speech agent on a Twilio call', () => {
     await call.streamStarted;
     await call.waitForAgentAudio(10_000);
     await call.waitForAgentQuiet(400, 20_000);
-    await call.say(speech(400));
+    await call.say(speechSamples(400));
     await call.silence(700);
     await call.waitForAgentAudio(20_000);
     const clears = call.clears;
-    await call.say(speech(400));
+    await call.say(speechSamples(400));
     await call.silence(700);
     const final = await call.ended;
     assert.equal(final.status, 'completed');

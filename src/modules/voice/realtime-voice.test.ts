@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { callerAudio } from '../../../test/fakes/openai-realtime/caller.ts';
-import { type ResponderContext, startFakeRealtimeServer } from '../../../test/fakes/openai-realtime/server.ts';
+import { sayExactly, speechSamples } from '../../../test/fakes/openai-realtime/caller.ts';
+import { startFakeRealtimeServer } from '../../../test/fakes/openai-realtime/server.ts';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp } from '../../../test/support/fixtures.ts';
 import { connectMedia, sendPaced, transcriptLines } from '../../../test/support/media-client.ts';
@@ -18,8 +18,6 @@ await t.app.listen({ port: 0, host: '127.0.0.1' });
 const address = t.app.server.address();
 const port = typeof address === 'object' && address ? address.port : 0;
 
-const sayExactly = ({ instructions }: ResponderContext) => ({ text: /"(.*)"$/.exec(instructions ?? '')?.[1] ?? '' });
-const speech = (ms: number) => Int16Array.from(callerAudio([{ speechMs: ms }]).flatMap((frame) => Array.from(frame)));
 
 describe('a speech-to-speech agent in a voice session (media WebSocket)', () => {
   it('greets, answers speech and typed text, is cut off by the caller, ends through the API and bills', async () => {
@@ -36,7 +34,7 @@ describe('a speech-to-speech agent in a voice session (media WebSocket)', () => 
     await client.opened;
     await client.until(() => transcriptLines(client.messages, 'agent').length === 1 && client.audio() > 0, 'the greeting');
     assert.deepEqual(transcriptLines(client.messages, 'agent'), ['Hello, this is Ada from the bistro. How can I help?']);
-    await sendPaced(client.socket, speech(400), 700);
+    await sendPaced(client.socket, speechSamples(400), 700);
     await client.until(() => transcriptLines(client.messages, 'agent').length === 2, 'the answer to speech');
     assert.deepEqual(transcriptLines(client.messages, 'user'), ['When do you open?']);
     assert.equal(transcriptLines(client.messages, 'agent')[1], 'We open at nine.');
@@ -47,7 +45,7 @@ describe('a speech-to-speech agent in a voice session (media WebSocket)', () => 
     client.socket.send(JSON.stringify({ type: 'text', text: 'tell me everything' }));
     const before = client.audio();
     await client.until(() => client.audio() > before + 6400, 'the long answer playing');
-    await sendPaced(client.socket, speech(300), 700);
+    await sendPaced(client.socket, speechSamples(300), 700);
     await client.until(() => client.messages.some((m) => m.type === 'clear'), 'clear on barge-in');
     const ended = await t.request({ method: 'POST', url: `/v1/voice/sessions/${created.id}/end`, ...as(user) });
     assert.equal(ended.statusCode, 200, ended.body);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { callerAudio } from '../../../test/fakes/openai-realtime/caller.ts';
-import { type ResponderContext, startFakeRealtimeServer } from '../../../test/fakes/openai-realtime/server.ts';
+import { sayExactly, speechSamples } from '../../../test/fakes/openai-realtime/caller.ts';
+import { startFakeRealtimeServer } from '../../../test/fakes/openai-realtime/server.ts';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp } from '../../../test/support/fixtures.ts';
 import { connectMedia, sendPaced, transcriptLines } from '../../../test/support/media-client.ts';
@@ -20,8 +20,6 @@ await t.app.listen({ port: 0, host: '127.0.0.1' });
 const address = t.app.server.address();
 const port = typeof address === 'object' && address ? address.port : 0;
 
-const sayExactly = ({ instructions }: ResponderContext) => ({ text: /"(.*)"$/.exec(instructions ?? '')?.[1] ?? '' });
-const speech = (ms: number) => Int16Array.from(callerAudio([{ speechMs: ms }]).flatMap((frame) => Array.from(frame)));
 
 describe('a voice widget with a speech-to-speech agent', () => {
   it("greets the visitor, answers what they say, and the workspace sees the session's transcript after they leave", async () => {
@@ -37,7 +35,7 @@ describe('a voice widget with a speech-to-speech agent', () => {
     const client = connectMedia(port, res.json().token);
     await client.opened;
     await client.until(() => transcriptLines(client.messages, 'agent').length === 1 && client.audio() > 0, 'the greeting');
-    await sendPaced(client.socket, speech(400), 700);
+    await sendPaced(client.socket, speechSamples(400), 700);
     await client.until(() => transcriptLines(client.messages, 'agent').length === 2, 'the answer');
     assert.deepEqual(transcriptLines(client.messages, 'user'), ['Where are you?']);
     assert.equal(transcriptLines(client.messages, 'agent')[1], 'We are on Elm Street.');

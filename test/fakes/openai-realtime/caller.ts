@@ -1,5 +1,8 @@
+import type { ResponderContext } from './session.ts';
+
 // Helpers for tests against the fake Realtime server: a caller's audio in the runtime's 20 ms
-// frames at 16 kHz (speech as a loud tone, silence as zeros), and event collection.
+// frames at 16 kHz (speech as a loud tone, silence as zeros), the responder that says what the
+// platform asked for, and event collection.
 
 const RATE = 16_000;
 const FRAME = 320;
@@ -19,6 +22,17 @@ export function callerAudio(parts: Array<{ speechMs: number } | { silenceMs: num
   }
   return frames;
 }
+
+/** `ms` of speech as one run of samples (what a media client sends, paced). */
+export function speechSamples(ms: number): Int16Array {
+  return Int16Array.from(callerAudio([{ speechMs: ms }]).flatMap((frame) => Array.from(frame)));
+}
+
+/**
+ * The reply to a response the platform created with instructions of its own (the greeting, a
+ * "still there?" prompt: `Say exactly "…"`): the quoted words.
+ */
+export const sayExactly = ({ instructions }: ResponderContext) => ({ text: /"(.*)"$/.exec(instructions ?? '')?.[1] ?? '' });
 
 /** Every event the session reports, in order. */
 export function collect<E>(subscribe: (listener: (event: E) => void) => void): E[] {
