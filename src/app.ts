@@ -184,7 +184,7 @@ export async function buildApp(
   await app.register(telephonyRoutes(platform, calls));
   const payments = createPaymentsModule(platform);
   await app.register(walletRoutes(platform));
-  await app.register(paymentsRoutes(platform, payments.service));
+  await app.register(paymentsRoutes(payments.service));
   const voice = createVoiceModule(platform, calls);
   await app.register(voiceRoutes(platform, voice.service));
   await app.register(publicRoutes(platform));

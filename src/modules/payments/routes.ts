@@ -1,12 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
-import { AppError } from '../../platform/errors.ts';
-import { IdParams, ListOf, ListQuery, Nullable, Timestamp } from '../../platform/http/schemas.ts';
-import { pageRequest, toPage } from '../../platform/pagination.ts';
-import type { Platform } from '../../platform/platform.ts';
-import { InvalidWebhookSignature } from '../../ports/payments.ts';
-import { PAYMENT_STATUSES } from './tables.ts';
+import { IdParams, ListOf, ListQuery } from '../../platform/http/schemas.ts';
+import { Payment, TopUpBody } from './schemas.ts';
 import { type PaymentsService, presentPayment } from './service.ts';
 
 // Top-ups and their history (POST /v1/payments/topup, GET /v1/payments/history, GET
@@ -17,45 +13,7 @@ const tags = ['payments'];
 const read = { access: { auth: 'workspace', scope: 'read-only' } } as const;
 const admin = { access: { auth: 'workspace', scope: 'admin' } } as const;
 
-const Payment = Type.Object(
-  {
-    id: Type.String({ description: 'pay_…' }),
-    status: Type.Enum(PAYMENT_STATUSES),
-    amount_usd: Type.Number(),
-    currency: Type.String(),
-    provider: Type.String({ description: 'sandbox or stripe' }),
-    payment_method: Nullable(Type.String()),
-    trigger: Type.Enum(['manual', 'auto_recharge']),
-    checkout_url: Nullable(Type.String({ description: 'Where the customer completes the payment, when the provider needs them to' })),
-    failure_reason: Nullable(Type.String()),
-    created_at: Timestamp,
-    settled_at: Nullable(Timestamp),
-    client_secret: Nullable(
-      Type.String({
-        description:
-          "Stripe, only in the answer of a top-up without payment_method: the PaymentIntent's client secret, to confirm it in the customer's browser with Stripe.js (stripe.confirmPayment). Never stored by the platform; null everywhere else",
-      }),
-    ),
-  },
-  { title: 'Payment' },
-);
-const TopUpBody = Type.Object(
-  {
-    amount_usd: Type.Number({ minimum: 5, maximum: 10_000 }),
-    payment_method: Type.Optional(
-      Type.String({
-        pattern: '^pm_[A-Za-z0-9_]{1,200}$',
-        maxLength: 203,
-        description: 'Sandbox: pm_card_visa (default) succeeds, pm_card_declined fails. Stripe: charged at once; without it the payment is pending with a client_secret to confirm with Stripe.js',
-      }),
-    ),
-  },
-  { additionalProperties: false, title: 'TopUp' },
-);
-
-export function paymentsRoutes(platform: Platform, service: PaymentsService): FastifyPluginAsyncTypebox {
-  const { db } = platform;
-  const provider = platform.providers.payments;
+export function paymentsRoutes(service: PaymentsService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/v1/payments/topup',
@@ -80,13 +38,7 @@ export function paymentsRoutes(platform: Platform, service: PaymentsService): Fa
     app.get(
       '/v1/payments/history',
       { schema: { operationId: 'listPayments', summary: 'Payments, newest first (failed ones included)', tags, querystring: ListQuery, response: { 200: ListOf(Payment, 'PaymentList') } }, config: read },
-      async (request) => {
-        const page = pageRequest(request.query);
-        let query = db.selectFrom('payments').selectAll().where('workspace_id', '=', workspaceOf(request).workspaceId);
-        if (page.after) query = query.where('id', '<', page.after);
-        const rows = await query.orderBy('id', 'desc').limit(page.limit + 1).execute();
-        return toPage(rows, page, (r) => r.id, (row) => presentPayment(row));
-      },
+      async (request) => service.history(workspaceOf(request).workspaceId, request.query),
     );
 
     app.get(
@@ -112,17 +64,8 @@ export function paymentsRoutes(platform: Platform, service: PaymentsService): Fa
           config: { access: { auth: 'public', limit: 'none' } },
         },
         async (request) => {
-          const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-          let event: ReturnType<typeof provider.verifyWebhook>;
-          try {
-            const signature = request.headers['stripe-signature'];
-            event = provider.verifyWebhook(raw, typeof signature === 'string' ? signature : undefined);
-          } catch (error) {
-            if (error instanceof InvalidWebhookSignature) throw new AppError('invalid_webhook_signature', 'Stripe-Signature does not match this request');
-            throw error;
-          }
-          if (!event) return { received: true, result: 'ignored' };
-          return { received: true, result: await service.applySettlement(event) };
+          const signature = request.headers['stripe-signature'];
+          return service.receiveWebhook(Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0), typeof signature === 'string' ? signature : undefined);
         },
       );
     });

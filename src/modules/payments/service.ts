@@ -6,7 +6,8 @@ import { newId } from '../../platform/ids.ts';
 import { microsToUsd, usdToMicros } from '../../platform/money.ts';
 import type { EventEmitter } from '../../platform/outbox/emit.ts';
 import { createWalletRepo, DEFAULT_RECHARGE_USD } from '../wallet/repo.ts';
-import type { ChargeResult, PaymentsProvider, SettlementEvent } from '../../ports/payments.ts';
+import { pageRequest, toPage } from '../../platform/pagination.ts';
+import { type ChargeResult, InvalidWebhookSignature, type PaymentsProvider, type SettlementEvent } from '../../ports/payments.ts';
 import type { PaymentsTable } from './tables.ts';
 
 // Top-ups: a payment row first (pending), the provider's charge outside any transaction, then
@@ -15,6 +16,8 @@ import type { PaymentsTable } from './tables.ts';
 // `payment.succeeded` goes to the tenant webhook in that same transaction.
 
 export type PaymentRow = Selectable<PaymentsTable>;
+/** What a provider event did: settled a payment, nothing (seen before, not ours, or nothing to settle). */
+export type SettlementResult = 'applied' | 'duplicate' | 'unknown_payment' | 'ignored';
 
 export interface PaymentsDeps {
   db: Database;
@@ -146,6 +149,33 @@ export function createPaymentsService(deps: PaymentsDeps) {
     return charged;
   }
 
+  /**
+   * A verified provider event: applied at most once per event id (a replay, a duplicate or an
+   * event arriving after another already settled the payment changes nothing).
+   */
+  async function applySettlement(event: SettlementEvent): Promise<SettlementResult> {
+    return db.transaction().execute(async (tx) => {
+      const recorded = await tx
+        .insertInto('payment_provider_events')
+        .values({ event_id: `${provider.name}:${event.eventId}`, payment_id: event.paymentId, outcome: event.outcome, received_at: clock.now() })
+        .onConflict((oc) => oc.column('event_id').doNothing())
+        .returning('event_id')
+        .executeTakeFirst();
+      if (!recorded) return 'duplicate';
+      let query = tx.selectFrom('payments').select(['id', 'status', 'payment_method', 'trigger']).where('provider', '=', provider.name);
+      query = event.paymentId ? query.where('id', '=', event.paymentId) : query.where('provider_ref', '=', event.providerRef);
+      const payment = await query.executeTakeFirst();
+      if (!payment) return 'unknown_payment';
+      await tx.updateTable('payments').set({ provider_ref: event.providerRef }).where('id', '=', payment.id).where('provider_ref', 'is', null).execute();
+      // A card declined while the customer confirms in the browser: the PaymentIntent waits for
+      // another card (Stripe sends payment_failed for each declined attempt), so the payment stays
+      // pending until one succeeds.
+      if (event.outcome === 'failed' && payment.status === 'pending' && awaitsCustomer(payment)) return 'ignored';
+      await settle(tx, payment.id, event.outcome === 'succeeded' ? { status: 'succeeded' } : { status: 'failed', reason: event.reason ?? 'the payment failed' });
+      return 'applied';
+    });
+  }
+
   return {
     charge,
     rechargeDue,
@@ -169,31 +199,26 @@ export function createPaymentsService(deps: PaymentsDeps) {
       return row;
     },
 
-    /**
-     * A verified provider event: applied at most once per event id (a replay, a duplicate or an
-     * event arriving after another already settled the payment changes nothing).
-     */
-    async applySettlement(event: SettlementEvent): Promise<'applied' | 'duplicate' | 'unknown_payment' | 'ignored'> {
-      return db.transaction().execute(async (tx) => {
-        const recorded = await tx
-          .insertInto('payment_provider_events')
-          .values({ event_id: `${provider.name}:${event.eventId}`, payment_id: event.paymentId, outcome: event.outcome, received_at: clock.now() })
-          .onConflict((oc) => oc.column('event_id').doNothing())
-          .returning('event_id')
-          .executeTakeFirst();
-        if (!recorded) return 'duplicate';
-        let query = tx.selectFrom('payments').select(['id', 'status', 'payment_method', 'trigger']).where('provider', '=', provider.name);
-        query = event.paymentId ? query.where('id', '=', event.paymentId) : query.where('provider_ref', '=', event.providerRef);
-        const payment = await query.executeTakeFirst();
-        if (!payment) return 'unknown_payment';
-        await tx.updateTable('payments').set({ provider_ref: event.providerRef }).where('id', '=', payment.id).where('provider_ref', 'is', null).execute();
-        // A card declined while the customer confirms in the browser: the PaymentIntent waits for
-        // another card (Stripe sends payment_failed for each declined attempt), so the payment stays
-        // pending until one succeeds.
-        if (event.outcome === 'failed' && payment.status === 'pending' && awaitsCustomer(payment)) return 'ignored';
-        await settle(tx, payment.id, event.outcome === 'succeeded' ? { status: 'succeeded' } : { status: 'failed', reason: event.reason ?? 'the payment failed' });
-        return 'applied';
-      });
+    applySettlement,
+
+    /** GET /v1/payments/history: newest first, by cursor (failed payments included). */
+    async history(workspaceId: string, query: { limit?: number; cursor?: string }) {
+      const page = pageRequest(query);
+      let rows = db.selectFrom('payments').selectAll().where('workspace_id', '=', workspaceId);
+      if (page.after) rows = rows.where('id', '<', page.after);
+      return toPage(await rows.orderBy('id', 'desc').limit(page.limit + 1).execute(), page, (r) => r.id, (row) => presentPayment(row));
+    },
+
+    /** POST /v1/payments/webhook: the exact bytes verified by the provider's signature, then applied once. */
+    async receiveWebhook(raw: Buffer, signature: string | undefined): Promise<{ received: true; result: SettlementResult }> {
+      let event: SettlementEvent | null;
+      try {
+        event = provider.verifyWebhook(raw, signature);
+      } catch (error) {
+        if (error instanceof InvalidWebhookSignature) throw new AppError('invalid_webhook_signature', 'Stripe-Signature does not match this request');
+        throw error;
+      }
+      return { received: true, result: event ? await applySettlement(event) : 'ignored' };
     },
   };
 }
