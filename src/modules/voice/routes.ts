@@ -3,7 +3,6 @@ import { Type } from 'typebox';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import { unauthorized } from '../../platform/errors.ts';
 import { IdParams, ListOf, Nullable } from '../../platform/http/schemas.ts';
-import { pageRequest, toPage } from '../../platform/pagination.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { TranscriptItem } from '../calls/schemas.ts';
 import { createSessionPresenter, VoiceSession, VoiceSessionCreated } from './present.ts';
@@ -52,7 +51,6 @@ const Health = Type.Object(
 );
 
 export function voiceRoutes(platform: Platform, service: VoiceService): FastifyPluginAsyncTypebox {
-  const { db } = platform;
   const realtime = platform.providers.realtime;
 
   const { present, callFigures } = createSessionPresenter(platform, service);
@@ -79,14 +77,7 @@ export function voiceRoutes(platform: Platform, service: VoiceService): FastifyP
       '/v1/voice/sessions',
       { schema: { operationId: 'listVoiceSessions', summary: 'Voice sessions, newest first', tags, querystring: ListQuery, response: { 200: ListOf(VoiceSession, 'VoiceSessionList') } }, config: read },
       async (request) => {
-        const page = pageRequest(request.query);
-        let query = db.selectFrom('voice_sessions').selectAll().where('workspace_id', '=', workspaceOf(request).workspaceId);
-        if (request.query.agent_id) query = query.where('agent_id', '=', request.query.agent_id);
-        if (request.query.external_user_id) query = query.where('external_user_id', '=', request.query.external_user_id);
-        if (request.query.status) query = query.where('status', '=', request.query.status);
-        if (page.after) query = query.where('id', '<', page.after);
-        const rows = await query.orderBy('id', 'desc').limit(page.limit + 1).execute();
-        const listed = toPage(rows, page, (r) => r.id, (r) => r);
+        const listed = await service.list(workspaceOf(request).workspaceId, request.query);
         const figures = await callFigures(listed.data);
         return { ...listed, data: await Promise.all(listed.data.map((row) => present(row, figures))) };
       },
@@ -115,11 +106,7 @@ export function voiceRoutes(platform: Platform, service: VoiceService): FastifyP
         },
         config: read,
       },
-      async (request) => {
-        const session = await service.sessionOf(workspaceOf(request).workspaceId, request.params.id);
-        const call = await db.selectFrom('calls').select(['transcript']).where('id', '=', session.call_id).executeTakeFirstOrThrow();
-        return { session_id: session.id, call_id: session.call_id, transcript: call.transcript as never };
-      },
+      async (request) => service.transcriptOf(workspaceOf(request).workspaceId, request.params.id),
     );
 
     app.get(

@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import type { WebSocket } from 'ws';
 import { invalidState, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
+import { pageRequest, toPage } from '../../platform/pagination.ts';
 import { microsToUsd } from '../../platform/money.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { randomToken, sha256Hex } from '../../platform/secrets.ts';
@@ -13,7 +14,16 @@ import { requireCallAgent, requireFunds } from '../calls/preconditions.ts';
 import { createMediaSocketStream, protocolReason } from './media-socket.ts';
 import { createMediaWriter } from './media-writer.ts';
 import type { RealtimeMediaProvider } from '../../ports/realtime-media.ts';
-import type { SessionEndReason, VoiceSessionsTable } from './tables.ts';
+import type { SessionEndReason, SessionStatus, VoiceSessionsTable } from './tables.ts';
+
+/** GET /v1/voice/sessions's query. */
+export interface SessionListQuery {
+  limit?: number;
+  cursor?: string;
+  agent_id?: string;
+  external_user_id?: string;
+  status?: SessionStatus;
+}
 
 // Voice sessions: a headless session with an agent for a browser or an app. Each is carried by a
 // call of direction `web` (queued until the first media connection, so a session nobody joined
@@ -229,7 +239,25 @@ export function createVoiceService(deps: VoiceDeps) {
   /** The media writer's figures since the last call (null without its thread). */
   const mediaWriterStats = () => writer?.stats() ?? Promise.resolve(null);
 
-  return { create, sessionOf, sessionForToken, connect, end, endExpired, close, mediaUrl, prepareMedia, mediaWriterStats };
+  /** The workspace's sessions, newest first, by cursor, filtered by agent, end user and status. */
+  async function list(workspaceId: string, query: SessionListQuery) {
+    const page = pageRequest(query);
+    let rows = db.selectFrom('voice_sessions').selectAll().where('workspace_id', '=', workspaceId);
+    if (query.agent_id) rows = rows.where('agent_id', '=', query.agent_id);
+    if (query.external_user_id) rows = rows.where('external_user_id', '=', query.external_user_id);
+    if (query.status) rows = rows.where('status', '=', query.status);
+    if (page.after) rows = rows.where('id', '<', page.after);
+    return toPage(await rows.orderBy('id', 'desc').limit(page.limit + 1).execute(), page, (r) => r.id, (r) => r);
+  }
+
+  /** The session's transcript: its call's. */
+  async function transcriptOf(workspaceId: string, id: string) {
+    const session = await sessionOf(workspaceId, id);
+    const call = await db.selectFrom('calls').select(['transcript']).where('id', '=', session.call_id).executeTakeFirstOrThrow();
+    return { session_id: session.id, call_id: session.call_id, transcript: call.transcript as never };
+  }
+
+  return { create, sessionOf, list, transcriptOf, sessionForToken, connect, end, endExpired, close, mediaUrl, prepareMedia, mediaWriterStats };
 }
 
 export type VoiceService = ReturnType<typeof createVoiceService>;
