@@ -102,6 +102,13 @@ describe('table ownership', () => {
     assert.deepEqual(crossWrites(root), [...ACCEPTED, ...KNOWN].sort());
   });
 
+  it("no route file runs a query: its handlers call the module's service", () => {
+    const routeFiles = sourceFiles(path.join(root, 'src/modules')).filter((file) => /(^|\/)(routes|public-routes)\.ts$|\/routes\/[^/]+\.ts$/.test(file));
+    assert.ok(routeFiles.length > 20, `${routeFiles.length} route files found`);
+    const querying = routeFiles.filter((file) => /\.(selectFrom|insertInto|updateTable|deleteFrom|mergeInto)\(/.test(fs.readFileSync(file, 'utf8')));
+    assert.deepEqual(querying.map((file) => path.relative(root, file)), []);
+  });
+
   it('finds a planted write, and only that one', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-tables-'));
     try {
