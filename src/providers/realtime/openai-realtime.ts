@@ -2,7 +2,8 @@ import type { RealtimeServerEvent } from 'openai/resources/realtime/realtime';
 import { SAMPLE_RATE } from '../../platform/audio/frames.ts';
 import { loadResamplers, type Resampler } from '../../platform/audio/resample.ts';
 import type { SpeechModel, SpeechModelEvent, SpeechModelSession, SpeechModelSessionOptions } from '../../ports/speech-model.ts';
-import { languageCode, openRealtimeLink, pcmFromBase64, pcmToBase64, type RealtimeLink, type RealtimeLinkConfig } from './link.ts';
+import { languageCode } from '../../platform/text.ts';
+import { callerEvents, openRealtimeLink, pcmFromBase64, pcmToBase64, type RealtimeLink, type RealtimeLinkConfig } from './link.ts';
 
 // A speech-to-speech agent's brain over the OpenAI Realtime API (`llm.provider: "openai-realtime"`):
 // the caller's audio goes to the model as it comes (PCM16 24 kHz), the model's own server VAD ends
@@ -52,7 +53,7 @@ function speechSession(link: RealtimeLink, resampler: (fromRate: number, toRate:
   const upsample = resampler(SAMPLE_RATE, RATE);
   let listener: (event: SpeechModelEvent) => void = () => undefined;
   const emit = (event: SpeechModelEvent) => listener(event);
-  /** Per item: the text so far (agent speech and caller transcription), the item's downsampler. */
+  /** Per item of the agent's: the text so far, the downsampler. */
   const texts = new Map<string, string>();
   const downsamplers = new Map<string, Resampler>();
   let activeResponse: string | null = null;
@@ -77,17 +78,12 @@ function speechSession(link: RealtimeLink, resampler: (fromRate: number, toRate:
     downsamplers.delete(itemId);
   };
 
+  const caller = callerEvents();
   link.onEvent((event) => {
+    const heard = caller(event);
+    if (heard?.type === 'transcript') return emit({ type: 'user_transcript', itemId: heard.itemId, text: heard.text, final: heard.final });
+    if (heard) return emit(heard);
     switch (event.type) {
-      case 'input_audio_buffer.speech_started':
-        return emit({ type: 'speech_started', audioMs: event.audio_start_ms });
-      case 'input_audio_buffer.speech_stopped':
-        return emit({ type: 'speech_stopped', audioMs: event.audio_end_ms });
-      case 'conversation.item.input_audio_transcription.delta':
-        return emit({ type: 'user_transcript', itemId: event.item_id, text: appendText(event.item_id, event.delta ?? ''), final: false });
-      case 'conversation.item.input_audio_transcription.completed':
-        texts.delete(event.item_id);
-        return emit({ type: 'user_transcript', itemId: event.item_id, text: event.transcript.trim(), final: true });
       case 'response.created':
         activeResponse = event.response.id ?? null;
         return emit({ type: 'response_started', responseId: event.response.id ?? '' });
