@@ -1,9 +1,11 @@
-import { held, type RuntimeClock, type RuntimeTimer } from '../../ports/clock.ts';
+import type { RuntimeClock, RuntimeTimer } from '../../ports/clock.ts';
 import type { CallMedia } from '../../ports/telephony.ts';
 import type { After } from '../agent-turn.ts';
 import type { CallAgent } from '../call-agent.ts';
-import { latencySummary, type RecorderSink, type SessionObserver, type SessionOutcome, type TranscriptEntry } from '../outcome.ts';
+import type { RecorderSink, SessionObserver, SessionOutcome, TranscriptEntry } from '../outcome.ts';
 import { createSpeaker, type Speaker } from '../speaker.ts';
+import { type CallEnd, type CallEnding, callEnding } from './call-end.ts';
+import { callRules } from './call-rules.ts';
 
 // One live call as a pipeline (issue 31): a shell that owns what every call has — the clock's
 // timers, the speaker (and its overflow failure), recording, the transcript, max duration, the
@@ -13,7 +15,8 @@ import { createSpeaker, type Speaker } from '../speaker.ts';
 // (cascade: VAD → STT → engine → TTS; speech-to-speech: the model hears, thinks and speaks).
 // Barge-in, a machine answering, a transfer and the end are signals every stage handles.
 
-export const STILL_THERE_PROMPT = 'Are you still there?';
+export { STILL_THERE_PROMPT } from './call-rules.ts';
+export type { CallEnd } from './call-end.ts';
 export const REPEAT_PROMPT = "Sorry, I didn't catch that. Could you say it again?";
 
 /** What every stage is told; each reacts to what concerns it (stop a reply, clear audio, close a session). */
@@ -54,8 +57,6 @@ export interface PipelineDeps {
   recorder?: RecorderSink;
 }
 
-export type CallEnd = Omit<SessionOutcome, 'durationMs' | 'transcript' | 'latency'>;
-
 /** What a stage may use of the call. */
 export interface CallShell {
   readonly clock: RuntimeClock;
@@ -94,192 +95,105 @@ export interface CallShell {
   overflow(message: string): void;
 }
 
+/** The transport's listeners: caller frames to the recorder and the stages, typed text, DTMF, a machine, the close. */
+function listen(shell: CallShell, parts: PipelineParts, ending: CallEnding, deps: PipelineDeps & { machine(): void }) {
+  const { stream } = shell.media;
+  stream.onFrame((frame) => {
+    if (ending.ended) return;
+    const at = shell.clock.now();
+    deps.recorder?.addCaller(ending.since(at), frame);
+    for (const stage of parts.stages) stage.frame?.(frame, at);
+  });
+  stream.onText?.((text) => {
+    if (!ending.ended && text.trim()) parts.typed(text.trim());
+  });
+  stream.onDtmf?.((digit) => {
+    if (ending.ended) return;
+    const at = ending.since(shell.clock.now());
+    shell.record({ role: 'user', text: digit, start_ms: at, end_ms: at, dtmf: true });
+  });
+  // A verdict after the greeting started (Twilio detects the end of the machine's message).
+  shell.media.onAnsweredBy?.((who) => {
+    if (who === 'machine' && shell.voicemail === 'none') deps.machine();
+  });
+  stream.onClose((reason) => {
+    ending.closedByFarEnd();
+    if (reason.kind === 'hangup') return ending.finish({ status: 'completed', endReason: 'customer_hangup' });
+    shell.observer.error('media_error', reason.message);
+    ending.finish({ status: 'failed', endReason: 'media_error', error: { code: 'media_error', message: reason.message } });
+  });
+}
+
 export function createCallPipeline(deps: PipelineDeps, build: (shell: CallShell) => PipelineParts) {
   const { clock, media, agent, observer } = deps;
-  const { stream } = media;
-  const transcript: TranscriptEntry[] = [];
-  const timers = new Set<RuntimeTimer>();
-  const answeredAt = clock.now();
-  let silenceTimer: RuntimeTimer | null = null;
-  let promptedStillThere = false;
-  /** The far end closed the media (hang-up, transport failure): nothing to hang up. */
-  let transportClosed = false;
-  let voicemail: CallShell['voicemail'] = 'none';
-  let ended = false;
-  let resolveOutcome!: (outcome: SessionOutcome) => void;
-  const outcome = new Promise<SessionOutcome>((resolve) => {
-    resolveOutcome = resolve;
-  });
-
-  const since = (atMs: number) => Math.max(0, Math.round(atMs - answeredAt));
-  const later = (fn: () => void, ms: number) => {
-    const timer = clock.setTimer(() => {
-      timers.delete(timer);
-      fn();
-    }, ms);
-    timers.add(timer);
-    return timer;
-  };
-  const overflow = (message: string) => finish({ status: 'failed', endReason: 'media_error', error: { code: 'media_error', message } });
-  const speaker = createSpeaker({
-    clock,
-    stream,
-    onFrame: (frame, atMs) => deps.recorder?.addAgent(since(atMs), frame),
-    onOverflow: () => overflow('the transport could not keep up with the audio'),
-  });
-
   const signal = (s: CallSignal) => {
     for (const stage of parts.stages) stage.signal?.(s);
   };
-
-  function callerActive() {
-    silenceTimer?.cancel();
-    silenceTimer = null;
-  }
-
-  function armSilence() {
-    silenceTimer?.cancel();
-    silenceTimer = later(() => {
-      silenceTimer = null;
-      if (ended || parts.busy()) return;
-      if (promptedStillThere) return finish({ status: 'completed', endReason: 'silence_timeout' });
-      promptedStillThere = true;
-      parts.say(STILL_THERE_PROMPT, null);
-    }, agent.silence_timeout_seconds * 1000);
-  }
-
-  async function transfer(to: string, reason: string) {
-    observer.transfer(to, reason);
-    signal({ type: 'transfer', to });
-    speaker.clear();
-    await held(clock, media.transfer(to)).catch((error) => observer.error('transfer_failed', String(error)));
-    finish({ status: 'transferred', endReason: 'transferred', transferredTo: to });
-  }
-
-  async function proceed(after: After | null) {
-    if (ended) return;
-    if (!after) return armSilence();
-    if (after.kind === 'end') return finish({ status: 'completed', endReason: after.reason });
-    if (after.kind === 'voicemail') return finish({ status: 'voicemail', endReason: 'voicemail' });
-    await transfer(after.to, after.reason);
-  }
-
-  const voicemailMessage = () => agent.voicemail.message ?? `Hello, this is ${agent.name}. Please call us back.`;
-
-  /** `cut`: the verdict came while the agent talked (its words stop) rather than before it said anything. */
-  function leaveVoicemail(cut: boolean) {
-    if (ended || voicemail === 'leaving') return;
-    voicemail = 'leaving';
-    signal({ type: 'voicemail' });
-    if (cut) {
-      speaker.clear();
-      stream.clear();
-    }
-    callerActive();
-    if (agent.voicemail.action === 'hangup') return finish({ status: 'voicemail', endReason: 'voicemail' });
-    parts.say(voicemailMessage(), { kind: 'voicemail' });
-  }
-
-  function finish(end: CallEnd) {
-    if (ended) return;
-    ended = true;
+  const ending = callEnding(clock, media, () => {
     signal({ type: 'end' });
-    callerActive();
-    for (const timer of timers) timer.cancel();
-    timers.clear();
+    rules.callerActive();
     speaker.clear();
-    // The far end that closed the media (hang-up, transport failure) needs no hang-up, nor a
-    // transferred call; anything else that ends the call (a model or a reply that failed, a slow
-    // transport, a rule) must not leave the caller on the line.
-    if (!transportClosed && end.status !== 'transferred') void media.hangup(end.endReason).catch(() => undefined);
-    resolveOutcome({ ...end, durationMs: since(clock.now()), transcript, latency: latencySummary(transcript) });
-  }
-
-  function record(entry: TranscriptEntry) {
-    transcript.push(entry);
-    observer.transcript(entry, transcript.length);
-    stream.transcript?.({ role: entry.role, text: entry.text });
-  }
-
+  });
+  const overflow = (message: string) => ending.finish({ status: 'failed', endReason: 'media_error', error: { code: 'media_error', message } });
+  const speaker = createSpeaker({
+    clock,
+    stream: media.stream,
+    onFrame: (frame, atMs) => deps.recorder?.addAgent(ending.since(atMs), frame),
+    onOverflow: () => overflow('the transport could not keep up with the audio'),
+  });
+  const rules = callRules({ clock, media, agent, observer, speaker, signal }, ending, () => parts);
   const shell: CallShell = {
     clock,
     media,
     agent,
     observer,
     speaker,
-    transcript,
+    transcript: ending.transcript,
     get ended() {
-      return ended;
+      return ending.ended;
     },
     get voicemail() {
-      return voicemail;
+      return rules.voicemail;
     },
-    awaitMachineGreeting: () => {
-      voicemail = 'pending';
+    awaitMachineGreeting: rules.awaitMachineGreeting,
+    since: ending.since,
+    later: ending.later,
+    record: (entry) => {
+      ending.transcript.push(entry);
+      observer.transcript(entry, ending.transcript.length);
+      media.stream.transcript?.({ role: entry.role, text: entry.text });
     },
-    since,
-    later,
-    record,
     signal,
-    callerActive,
-    callerSpoke: () => {
-      promptedStillThere = false;
-    },
-    proceed,
-    leaveVoicemail: () => leaveVoicemail(false),
-    finish,
+    callerActive: rules.callerActive,
+    callerSpoke: rules.callerSpoke,
+    proceed: rules.proceed,
+    leaveVoicemail: () => rules.leaveVoicemail(false),
+    finish: ending.finish,
     overflow,
   };
   const parts = build(shell);
-
-  function listen() {
-    stream.onFrame((frame) => {
-      if (ended) return;
-      const at = clock.now();
-      deps.recorder?.addCaller(since(at), frame);
-      for (const stage of parts.stages) stage.frame?.(frame, at);
-    });
-    stream.onText?.((text) => {
-      if (!ended && text.trim()) parts.typed(text.trim());
-    });
-    stream.onDtmf?.((digit) => {
-      if (ended) return;
-      const at = since(clock.now());
-      record({ role: 'user', text: digit, start_ms: at, end_ms: at, dtmf: true });
-    });
-    // A verdict after the greeting started (Twilio detects the end of the machine's message).
-    media.onAnsweredBy?.((who) => {
-      if (who === 'machine' && voicemail === 'none') leaveVoicemail(true);
-    });
-    stream.onClose((reason) => {
-      transportClosed = true;
-      if (reason.kind === 'hangup') return finish({ status: 'completed', endReason: 'customer_hangup' });
-      observer.error('media_error', reason.message);
-      finish({ status: 'failed', endReason: 'media_error', error: { code: 'media_error', message: reason.message } });
-    });
-  }
 
   return {
     shell,
     /** Starts the conversation; resolves with the outcome when the call has ended. */
     run(): Promise<SessionOutcome> {
-      listen();
-      later(() => finish({ status: 'completed', endReason: 'max_duration' }), agent.max_duration_seconds * 1000);
+      listen(shell, parts, ending, { ...deps, machine: () => rules.leaveVoicemail(true) });
+      ending.later(() => ending.finish({ status: 'completed', endReason: 'max_duration' }), agent.max_duration_seconds * 1000);
       parts.start();
-      return outcome;
+      return ending.outcome;
     },
     /** Ends the call from outside (API hang-up, empty wallet, lost ownership). */
     end(reason: 'api_hangup' | 'insufficient_balance') {
-      finish({ status: 'completed', endReason: reason });
+      ending.finish({ status: 'completed', endReason: reason });
     },
     /** Transfers the call now (API transfer). */
     async transfer(to: string, reason = 'requested through the API') {
-      if (!ended) await transfer(to, reason);
+      if (!ending.ended) await rules.transfer(to, reason);
     },
     /** Clock milliseconds since the call was answered. */
-    elapsedMs: () => since(clock.now()),
+    elapsedMs: () => ending.since(clock.now()),
     get ended() {
-      return ended;
+      return ending.ended;
     },
   };
 }
