@@ -72,3 +72,5 @@ export function modelCaller(shell: CallShell, deps: ModelCallerDeps) {
     },
   };
 }
+
+export type ModelCaller = ReturnType<typeof modelCaller>;

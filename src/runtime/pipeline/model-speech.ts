@@ -33,31 +33,38 @@ export interface ModelSpeechDeps {
   spoken(): Promise<void>;
 }
 
-export function modelSpeech(shell: CallShell, deps: ModelSpeechDeps) {
-  const { clock, speaker, since } = shell;
-  let speaking: Speaking | null = null;
+const total = (current: Speaking, count: (segment: SpokenSegment) => number) => current.segments.reduce((sum, s) => sum + count(s), 0);
 
-  /** Queues the response's audio; its first frame's time is the turn's latency mark. */
-  function play(current: Speaking, pcm: Int16Array) {
-    if (current.firstFrameAt === null && current.segments.length === 0) {
-      void speaker.nextFrame().then((at) => {
-        if (current.firstFrameAt === null) current.firstFrameAt = at;
-      });
-    }
-    const segment = speaker.enqueue('', pcm);
-    if (!segment) return shell.overflow('the agent reply exceeded the audio bound');
-    current.segments.push(segment);
+/** The response's words from `startAt` to `endAt`; an answer to the caller's turn carries its latency. */
+function responseEntry(shell: CallShell, current: Speaking, text: string, startAt: number, endAt: number, interrupted?: true): TranscriptEntry {
+  const entry: TranscriptEntry = { role: 'agent', text, start_ms: shell.since(startAt), end_ms: shell.since(endAt) };
+  if (interrupted) entry.interrupted = true;
+  if (current.turnEndAt !== null && current.firstFrameAt !== null) entry.latency_ms = Math.round(current.firstFrameAt - current.turnEndAt);
+  return entry;
+}
+
+/** Queues the response's audio; its first frame's time is the turn's latency mark. */
+function play(shell: CallShell, current: Speaking, pcm: Int16Array) {
+  if (current.firstFrameAt === null && current.segments.length === 0) {
+    void shell.speaker.nextFrame().then((at) => {
+      if (current.firstFrameAt === null) current.firstFrameAt = at;
+    });
   }
+  const segment = shell.speaker.enqueue('', pcm);
+  if (!segment) return shell.overflow('the agent reply exceeded the audio bound');
+  current.segments.push(segment);
+}
+
+export function modelSpeech(shell: CallShell, deps: ModelSpeechDeps) {
+  const { clock, speaker } = shell;
+  let speaking: Speaking | null = null;
 
   /** The response's transcript entry: from its first frame to its last (played or queued). */
   function recordResponse(current: Speaking) {
     const text = current.text.trim();
     if (!text) return;
     const start = current.firstFrameAt ?? clock.now();
-    const frames = current.segments.reduce((sum, s) => sum + s.frames, 0);
-    const entry: TranscriptEntry = { role: 'agent', text, start_ms: since(start), end_ms: since(start + frames * 20) };
-    if (current.turnEndAt !== null && current.firstFrameAt !== null) entry.latency_ms = Math.round(current.firstFrameAt - current.turnEndAt);
-    shell.record(entry);
+    shell.record(responseEntry(shell, current, text, start, start + total(current, (s) => s.frames) * 20));
     shell.media.stream.mark(`agent-turn-${shell.transcript.length}`);
   }
 
@@ -77,14 +84,11 @@ export function modelSpeech(shell: CallShell, deps: ModelSpeechDeps) {
     speaking = null;
     speaker.clear();
     shell.media.stream.clear();
-    const played = current.segments.reduce((sum, s) => sum + s.played, 0);
-    const frames = current.segments.reduce((sum, s) => sum + s.frames, 0);
+    const played = total(current, (s) => s.played);
+    const frames = total(current, (s) => s.frames);
     deps.interrupt(current.itemId ? { itemId: current.itemId, audioMs: played * 20 } : undefined);
     const heard = playedWords(current.text, played, current.generated ? frames : Math.max(frames, played + 1));
-    if (!heard || current.firstFrameAt === null) return;
-    const entry: TranscriptEntry = { role: 'agent', text: heard, start_ms: since(current.firstFrameAt), end_ms: since(clock.now()), interrupted: true };
-    if (current.turnEndAt !== null) entry.latency_ms = Math.round(current.firstFrameAt - current.turnEndAt);
-    shell.record(entry);
+    if (heard && current.firstFrameAt !== null) shell.record(responseEntry(shell, current, heard, current.firstFrameAt, clock.now(), true));
   }
 
   return {
@@ -104,7 +108,7 @@ export function modelSpeech(shell: CallShell, deps: ModelSpeechDeps) {
       const pcm = concatPcm([current.carry, event.pcm]);
       const whole = pcm.length - (pcm.length % FRAME_SAMPLES);
       current.carry = pcm.slice(whole);
-      if (whole > 0) play(current, pcm.subarray(0, whole));
+      if (whole > 0) play(shell, current, pcm.subarray(0, whole));
     },
     words(responseId: string, text: string) {
       if (speaking && speaking.id === responseId) speaking.text = text;
@@ -112,7 +116,7 @@ export function modelSpeech(shell: CallShell, deps: ModelSpeechDeps) {
     done(event: Extract<SpeechModelEvent, { type: 'response_done' }>) {
       if (!speaking || speaking.id !== event.responseId) return;
       speaking.generated = true;
-      if (speaking.carry.length > 0 && event.status !== 'cancelled') play(speaking, speaking.carry);
+      if (speaking.carry.length > 0 && event.status !== 'cancelled') play(shell, speaking, speaking.carry);
       speaking.carry = new Int16Array(0);
       // With function calls, the response their results ask for goes on from here.
       if ((event.status === 'completed' || event.status === 'incomplete') && speaking.toolCalls === 0) void complete(speaking);

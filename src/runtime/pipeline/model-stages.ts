@@ -4,8 +4,8 @@ import { held } from '../../ports/clock.ts';
 import type { SpeechModel, SpeechModelEvent, SpeechModelSession } from '../../ports/speech-model.ts';
 import type { After } from '../agent-turn.ts';
 import type { CallShell, CallSignal, PipelineParts } from './call-pipeline.ts';
-import { modelCaller } from './model-caller.ts';
-import { modelSpeech } from './model-speech.ts';
+import { type ModelCaller, modelCaller } from './model-caller.ts';
+import { type ModelSpeech, modelSpeech } from './model-speech.ts';
 
 // The stages of a speech-to-speech call (`llm.provider: "openai-realtime"`) on the call shell:
 // the model hears the caller's frames as they come — turn-taking and recognition are its VAD and
@@ -39,19 +39,64 @@ async function openModel(shell: CallShell, deps: ModelStageDeps, toolbox: AgentT
   }
 }
 
+/** Runs a function the model called: what to tell it, and what follows the agent's words when the tool ends or transfers the call. */
+async function runFunction(shell: CallShell, toolbox: AgentToolbox, event: Extract<SpeechModelEvent, { type: 'function_call' }>) {
+  const actionsBefore = toolbox.actions.length;
+  const result = await held(shell.clock, toolbox.run(event.name, event.arguments));
+  let after: After | null = null;
+  for (const action of toolbox.actions.slice(actionsBefore)) {
+    if (action.type === 'transfer_call') after = { kind: 'transfer', to: action.to, reason: action.reason };
+    else if (action.type === 'end_call') after = { kind: 'end', reason: action.reason };
+  }
+  return { output: result.output, after };
+}
+
+/** The caller said one of the agent's end-call phrases. */
+const saidGoodbye = (agent: CallShell['agent'], text: string) => agent.end_call_phrases.some((p) => p.trim() !== '' && hasPhrase(text, p));
+
+/** Where the model's events go: the caller's to turn-taking and recognition, the responses' to speech, the rest here. */
+interface ModelEventRoutes {
+  caller: ModelCaller;
+  speech: ModelSpeech;
+  responseStarted(responseId: string): void;
+  functionCall(event: Extract<SpeechModelEvent, { type: 'function_call' }>): void;
+}
+
+function onModelEvent(shell: CallShell, event: SpeechModelEvent, to: ModelEventRoutes) {
+  if (shell.ended || to.caller.event(event)) return;
+  if (event.type === 'response_started') to.responseStarted(event.responseId);
+  else if (event.type === 'audio') to.speech.audio(event);
+  else if (event.type === 'agent_transcript') to.speech.words(event.responseId, event.text);
+  else if (event.type === 'function_call') to.functionCall(event);
+  else if (event.type === 'response_done') to.speech.done(event);
+  else if (event.type === 'error') shell.observer.error('llm_failed', event.message);
+  else if (event.type === 'closed') {
+    shell.observer.error('llm_failed', `the speech model closed the session: ${event.reason}`);
+    shell.finish({ status: 'failed', endReason: 'media_error', error: { code: 'llm_failed', message: 'the speech model closed the session' } });
+  }
+}
+
+/** The caller's frames to the model (turn-taking and recognition are its own); audio it drops is reported once. */
+function toModel(shell: CallShell, session: () => SpeechModelSession | null) {
+  let dropped = false;
+  return (frame: Int16Array) => {
+    if (session()?.sendAudio(frame) !== false || dropped) return;
+    dropped = true;
+    shell.observer.error('llm_failed', 'the speech model does not keep up: caller audio dropped');
+  };
+}
+
 export function modelStages(shell: CallShell, deps: ModelStageDeps): PipelineParts {
   const { agent } = shell;
   const toolbox = deps.engine.toolsFor({ workspaceId: deps.workspaceId, agent, variables: deps.variables, now: deps.today });
   let session: SpeechModelSession | null = null;
   /** What follows once the agent's current words are played (a tool ended the call, or a phrase). */
   let after: After | null = null;
-  let droppedAudio = false;
   const speech = modelSpeech(shell, { interrupt: (heard) => session?.interrupt(heard), spoken: () => shell.proceed(after) });
   const caller = modelCaller(shell, {
     agentSpeaking: () => speech.current !== null,
     heard: (text) => {
-      const phrases = agent.end_call_phrases.filter((p) => p.trim() !== '');
-      if (!after && phrases.some((p) => hasPhrase(text, p))) after = { kind: 'end', reason: 'caller_goodbye' };
+      if (!after && saidGoodbye(agent, text)) after = { kind: 'end', reason: 'caller_goodbye' };
       // The goodbye came after the agent had answered: nothing is left to say.
       if (after && !speech.current && !shell.speaker.busy) void shell.proceed(after);
     },
@@ -63,13 +108,9 @@ export function modelStages(shell: CallShell, deps: ModelStageDeps): PipelinePar
     const current = speech.current;
     if (shell.ended || !current || current.id !== event.responseId) return;
     current.toolCalls++;
-    const actionsBefore = toolbox.actions.length;
-    const result = await held(shell.clock, toolbox.run(event.name, event.arguments));
+    const result = await runFunction(shell, toolbox, event);
     if (shell.ended) return;
-    for (const action of toolbox.actions.slice(actionsBefore)) {
-      if (action.type === 'transfer_call') after = { kind: 'transfer', to: action.to, reason: action.reason };
-      else if (action.type === 'end_call') after = { kind: 'end', reason: action.reason };
-    }
+    after = result.after ?? after;
     session?.functionResult(event.callId, result.output);
   }
 
@@ -84,25 +125,11 @@ export function modelStages(shell: CallShell, deps: ModelStageDeps): PipelinePar
     speech.begin(responseId, turnEndAt ?? (current?.toolCalls ? current.turnEndAt : null));
   }
 
-  function onModelEvent(event: SpeechModelEvent) {
-    if (shell.ended || caller.event(event)) return;
-    if (event.type === 'response_started') onResponseStarted(event.responseId);
-    else if (event.type === 'audio') speech.audio(event);
-    else if (event.type === 'agent_transcript') speech.words(event.responseId, event.text);
-    else if (event.type === 'function_call') void onFunctionCall(event);
-    else if (event.type === 'response_done') speech.done(event);
-    else if (event.type === 'error') shell.observer.error('llm_failed', event.message);
-    else if (event.type === 'closed') {
-      shell.observer.error('llm_failed', `the speech model closed the session: ${event.reason}`);
-      shell.finish({ status: 'failed', endReason: 'media_error', error: { code: 'llm_failed', message: 'the speech model closed the session' } });
-    }
-  }
-
   async function start() {
     session = await openModel(shell, deps, toolbox);
     if (!session) return;
     if (shell.ended) return session.close();
-    session.onEvent(onModelEvent);
+    session.onEvent((event) => onModelEvent(shell, event, { caller, speech, responseStarted: onResponseStarted, functionCall: (e) => void onFunctionCall(e) }));
     // The model hears the machine too: its message is left at once.
     if (shell.media.answeredBy === 'machine') return shell.leaveVoicemail();
     sayExactly(deps.engine.greet(agent, deps.variables).text);
@@ -118,15 +145,8 @@ export function modelStages(shell: CallShell, deps: ModelStageDeps): PipelinePar
     }
   }
 
-  const hear = (frame: Int16Array) => {
-    if (session && !session.sendAudio(frame) && !droppedAudio) {
-      droppedAudio = true;
-      shell.observer.error('llm_failed', 'the speech model does not keep up: caller audio dropped');
-    }
-  };
-
   return {
-    stages: [{ frame: hear, signal }],
+    stages: [{ frame: toModel(shell, () => session), signal }],
     start: () => void start(),
     say: (text, next) => {
       if (next) after = next;

@@ -16,37 +16,68 @@ export interface SpeechStageDeps {
   traceAgentTurn(): TurnTrace;
 }
 
+/** The turn's words as its transcript entry; an answer to the caller's turn carries its latency and timings. */
+function agentEntry(shell: CallShell, current: AgentTurn, text: string, startAt: number, interrupted?: true): TranscriptEntry {
+  const entry: TranscriptEntry = { role: 'agent', text, start_ms: shell.since(startAt), end_ms: shell.since(shell.clock.now()) };
+  if (interrupted) entry.interrupted = true;
+  if (current.turnEndAt !== null && current.firstFrameAt !== null) {
+    entry.latency_ms = Math.round(current.firstFrameAt - current.turnEndAt);
+    if (current.timings) entry.timings = current.timings;
+  }
+  return entry;
+}
+
+/** The turn's first audio from TTS: its timing, and the time its first frame is written (the latency mark). */
+function firstAudio(shell: CallShell, current: AgentTurn, askedAt: number) {
+  const now = shell.clock.now();
+  if (current.timings && current.timings.tts_first_audio_ms === 0) current.timings.tts_first_audio_ms = Math.round(now - askedAt);
+  current.trace.first('tts.first_audio', askedAt, now);
+  if (current.firstFrameAt !== null) return;
+  void shell.speaker.nextFrame().then((at) => {
+    current.trace.firstFrame(at);
+    if (current.firstFrameAt === null) current.firstFrameAt = at;
+  });
+}
+
+/** Synthesises the turn's pending sentences one after another, queueing their audio, while `live()`. */
+async function synthesizePending(shell: CallShell, tts: TextToSpeech, current: AgentTurn, live: () => boolean) {
+  try {
+    while (current.pending.length > 0 && live()) {
+      const sentence = current.pending.shift() as string;
+      const askedAt = shell.clock.now();
+      for await (const pcm of tts.synthesize(sentence, shell.agent.voice, { signal: current.controller.signal })) {
+        if (!live()) return;
+        firstAudio(shell, current, askedAt);
+        const segment = shell.speaker.enqueue(sentence, pcm);
+        if (!segment) return shell.overflow('the agent reply exceeded the audio bound');
+        current.segments.push(segment);
+      }
+    }
+  } catch (error) {
+    if (!live()) return;
+    shell.observer.error('tts_failed', error instanceof Error ? error.message : String(error));
+    current.trace.fail('tts_failed');
+  }
+}
+
+/** The words of the turn the caller heard before cutting it. */
+const heardWords = (current: AgentTurn) =>
+  current.segments
+    .map((s) => playedWords(s.text, s.played, s.frames))
+    .filter(Boolean)
+    .join(' ')
+    .trim();
+
 export function speechStage(shell: CallShell, deps: SpeechStageDeps) {
-  const { clock, agent, speaker, since } = shell;
-  const { stream } = shell.media;
+  const { clock, speaker } = shell;
   let turn: AgentTurn | null = null;
 
-  /** Synthesises the turn's pending sentences one after another, queueing their audio. */
+  /** Synthesises the turn's pending sentences; once the reply is generated and all are queued, the turn completes. */
   async function synthesize(current: AgentTurn) {
     if (current.synthesizing) return;
     current.synthesizing = true;
     try {
-      while (current.pending.length > 0 && turn === current && !shell.ended) {
-        const sentence = current.pending.shift() as string;
-        const askedAt = clock.now();
-        for await (const pcm of deps.tts.synthesize(sentence, agent.voice, { signal: current.controller.signal })) {
-          if (turn !== current || shell.ended) return;
-          if (current.timings && current.timings.tts_first_audio_ms === 0) current.timings.tts_first_audio_ms = Math.round(clock.now() - askedAt);
-          current.trace.first('tts.first_audio', askedAt, clock.now());
-          if (current.firstFrameAt === null) {
-            void speaker.nextFrame().then((at) => {
-              current.trace.firstFrame(at);
-              if (current.firstFrameAt === null) current.firstFrameAt = at;
-            });
-          }
-          const segment = speaker.enqueue(sentence, pcm);
-          if (!segment) return shell.overflow('the agent reply exceeded the audio bound');
-          current.segments.push(segment);
-        }
-      }
-    } catch (error) {
-      if (turn === current && !shell.ended) shell.observer.error('tts_failed', error instanceof Error ? error.message : String(error));
-      if (turn === current && !shell.ended) current.trace.fail('tts_failed');
+      await synthesizePending(shell, deps.tts, current, () => turn === current && !shell.ended);
     } finally {
       current.synthesizing = false;
     }
@@ -61,14 +92,8 @@ export function speechStage(shell: CallShell, deps: SpeechStageDeps) {
     current.trace.end(clock.now(), current.turnEndAt !== null && current.firstFrameAt !== null ? { latency_ms: Math.round(current.firstFrameAt - current.turnEndAt) } : undefined);
     const text = current.segments.map((s) => s.text).join(' ').trim();
     if (text) {
-      const start = current.firstFrameAt ?? clock.now();
-      const entry: TranscriptEntry = { role: 'agent', text, start_ms: since(start), end_ms: since(clock.now()) };
-      if (current.turnEndAt !== null && current.firstFrameAt !== null) {
-        entry.latency_ms = Math.round(current.firstFrameAt - current.turnEndAt);
-        if (current.timings) entry.timings = current.timings;
-      }
-      shell.record(entry);
-      stream.mark(`agent-turn-${shell.transcript.length}`);
+      shell.record(agentEntry(shell, current, text, current.firstFrameAt ?? clock.now()));
+      shell.media.stream.mark(`agent-turn-${shell.transcript.length}`);
     }
     await shell.proceed(current.after);
   }
@@ -81,26 +106,9 @@ export function speechStage(shell: CallShell, deps: SpeechStageDeps) {
     current.trace.end(clock.now(), { interrupted: true });
     current.controller.abort();
     speaker.clear();
-    stream.clear();
-    const heard = current.segments
-      .map((s) => playedWords(s.text, s.played, s.frames))
-      .filter(Boolean)
-      .join(' ')
-      .trim();
-    if (!heard || current.firstFrameAt === null) return;
-    const entry: TranscriptEntry = { role: 'agent', text: heard, start_ms: since(current.firstFrameAt), end_ms: since(clock.now()), interrupted: true };
-    if (current.turnEndAt !== null) {
-      entry.latency_ms = Math.round(current.firstFrameAt - current.turnEndAt);
-      if (current.timings) entry.timings = current.timings;
-    }
-    shell.record(entry);
-  }
-
-  /** The turn stops unheard (a machine answered, a transfer, the end). */
-  function stop() {
-    turn?.trace.end(clock.now(), { interrupted: true });
-    turn?.controller.abort();
-    turn = null;
+    shell.media.stream.clear();
+    const heard = heardWords(current);
+    if (heard && current.firstFrameAt !== null) shell.record(agentEntry(shell, current, heard, current.firstFrameAt, true));
   }
 
   return {
@@ -125,16 +133,15 @@ export function speechStage(shell: CallShell, deps: SpeechStageDeps) {
     },
     /** A fixed text (greeting, prompt, voicemail message) as an agent turn that answers nobody. */
     say(text: string, after: After | null) {
-      const current = newAgentTurn(null, NOTHING_HEARD, deps.traceAgentTurn());
-      turn = current;
-      current.after = after;
-      current.pending.push(...splitSentences(text));
-      current.generated = true;
-      void synthesize(current);
+      turn = { ...newAgentTurn(null, NOTHING_HEARD, deps.traceAgentTurn()), after, pending: splitSentences(text), generated: true };
+      void synthesize(turn);
     },
     signal(s: CallSignal) {
-      if (s.type === 'barge_in') interrupted();
-      else stop();
+      if (s.type === 'barge_in') return interrupted();
+      // A machine answered, a transfer, the end: the turn stops unheard.
+      turn?.trace.end(clock.now(), { interrupted: true });
+      turn?.controller.abort();
+      turn = null;
     },
   };
 }
