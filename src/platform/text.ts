@@ -1,4 +1,4 @@
-// Small English text helpers (the engine's end-call phrases, the built-in LLM): tokens, keywords, sentences, number words.
+// Small text helpers: English tokens, keywords, sentences and number words (the engine's end-call phrases, the built-in LLM), and the language code recognisers take.
 
 const STOP_WORDS = new Set(
   (
@@ -9,6 +9,9 @@ const STOP_WORDS = new Set(
     'some any all each every one ones s t d ll re ve m let lets know tell give make go going im id ive dont cant its whats'
   ).split(' '),
 );
+
+/** A BCP 47 tag's language as ISO 639-1 ("en-US" → "en"), as recognisers take a language. */
+export const languageCode = (bcp47: string) => bcp47.split('-')[0].toLowerCase();
 
 export function normalise(text: string): string {
   return text

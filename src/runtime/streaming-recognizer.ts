@@ -7,13 +7,16 @@ import type { SpeechToText } from '../ports/stt.ts';
 // turn are already transcribed when the call's own VAD ends the turn. `transcribe` then answers at
 // once with the final results of the speech that ended since the last turn, waiting only for an
 // utterance the recogniser is still finishing. The recogniser's VAD ends an utterance sooner than
-// the turn ends (half the agent's turn-ending silence), so its final is usually back first.
+// the turn ends (half the agent's turn-ending silence), so its final is usually back first. Its
+// interim results are told as they come (`onInterim`): words heard over the agent cut it.
 
 export interface StreamingRecognizer {
   /** The call's recogniser: the finals heard since the last turn. */
   stt: SpeechToText;
   /** The media stream with every caller frame also sent to the recognition session. */
   tee(stream: MediaStream): MediaStream;
+  /** Registers the receiver of interim results: the text so far of the utterance being heard. */
+  onInterim(listener: (text: string) => void): void;
   close(): void;
 }
 
@@ -26,6 +29,7 @@ export function createStreamingRecognizer(session: StreamingRecognitionSession, 
   let finals = 0;
   let texts: string[] = [];
   let closed = false;
+  let interim: (text: string) => void = () => undefined;
   const waiters = new Set<() => void>();
   const wake = () => {
     for (const waiter of waiters) waiter();
@@ -33,6 +37,7 @@ export function createStreamingRecognizer(session: StreamingRecognitionSession, 
   session.onEvent((event) => {
     if (event.type === 'speech_started') started++;
     else if (event.type === 'speech_stopped') stopped++;
+    else if (event.type === 'interim') interim(event.text);
     else if (event.type === 'final') {
       finals++;
       if (event.text) texts.push(event.text);
@@ -91,6 +96,9 @@ export function createStreamingRecognizer(session: StreamingRecognitionSession, 
           listener(frame);
         }),
     }),
+    onInterim: (listener) => {
+      interim = listener;
+    },
     close: () => session.close(),
   };
 }

@@ -145,6 +145,7 @@ export function createCallRunner(deps: RunnerDeps) {
       tts: providers.speech,
       isSpeech: (frame) => vad.isSpeech(frame),
       earlyTranscriptMs: deps.earlyTranscriptMs,
+      interims: streaming ?? undefined,
       latency: media.latency,
       trace: parts.span && deps.tracer ? callTraceSpan(deps.tracer, parts.span, clock) : undefined,
     });

@@ -116,5 +116,39 @@ export function pcmFromBase64(delta: string): Int16Array {
 
 export const pcmToBase64 = (pcm: Int16Array) => Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).toString('base64');
 
-/** ISO 639-1, as the transcription models take a language. */
-export const languageCode = (bcp47: string) => bcp47.split('-')[0].toLowerCase();
+/** The caller's side of a session, as both kinds of session report it. */
+export type CallerEvent =
+  | { type: 'speech_started'; audioMs: number }
+  | { type: 'speech_stopped'; audioMs: number }
+  /** The transcription of the caller's item `itemId`: the text so far, then (`final`) the whole. */
+  | { type: 'transcript'; itemId: string; text: string; final: boolean };
+
+/**
+ * The caller's side of a session's events, shared by the speech-to-speech and the transcription
+ * session: the server VAD's start and end of speech, and each item's transcription accumulated from
+ * its deltas. Null for any other event (a failed transcription only forgets its item's text).
+ */
+export function callerEvents(): (event: RealtimeServerEvent) => CallerEvent | null {
+  const texts = new Map<string, string>();
+  return (event) => {
+    switch (event.type) {
+      case 'input_audio_buffer.speech_started':
+        return { type: 'speech_started', audioMs: event.audio_start_ms };
+      case 'input_audio_buffer.speech_stopped':
+        return { type: 'speech_stopped', audioMs: event.audio_end_ms };
+      case 'conversation.item.input_audio_transcription.delta': {
+        const text = (texts.get(event.item_id) ?? '') + (event.delta ?? '');
+        texts.set(event.item_id, text);
+        return { type: 'transcript', itemId: event.item_id, text, final: false };
+      }
+      case 'conversation.item.input_audio_transcription.completed':
+        texts.delete(event.item_id);
+        return { type: 'transcript', itemId: event.item_id, text: event.transcript.trim(), final: true };
+      case 'conversation.item.input_audio_transcription.failed':
+        texts.delete(event.item_id);
+        return null;
+      default:
+        return null;
+    }
+  };
+}

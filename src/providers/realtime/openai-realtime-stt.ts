@@ -1,7 +1,8 @@
 import { SAMPLE_RATE } from '../../platform/audio/frames.ts';
 import { loadResamplers } from '../../platform/audio/resample.ts';
 import type { StreamingRecognitionEvent, StreamingSpeechToText } from '../../ports/speech-model.ts';
-import { languageCode, openRealtimeLink, pcmToBase64, type RealtimeLinkConfig } from './link.ts';
+import { languageCode } from '../../platform/text.ts';
+import { callerEvents, openRealtimeLink, pcmToBase64, type RealtimeLinkConfig } from './link.ts';
 
 // Streaming recognition (`STT_STREAMING=realtime`): one Realtime transcription session per call
 // (`?intent=transcription`), fed the caller's audio as it comes. The server's VAD cuts the turns;
@@ -31,25 +32,15 @@ export function createOpenAiRealtimeStt(config: OpenAiRealtimeSttConfig): Stream
       };
       const link = await openRealtimeLink(config, { intent: 'transcription' }, session, options.signal);
       const upsample = resampler(SAMPLE_RATE, RATE);
-      const texts = new Map<string, string>();
+      const caller = callerEvents();
       let listener: (event: StreamingRecognitionEvent) => void = () => undefined;
       let closed = false;
       link.onEvent((event) => {
+        const heard = caller(event);
+        if (heard?.type === 'transcript') return listener(heard.final ? { type: 'final', itemId: heard.itemId, text: heard.text } : { type: 'interim', itemId: heard.itemId, text: heard.text });
+        if (heard) return listener(heard);
         switch (event.type) {
-          case 'input_audio_buffer.speech_started':
-            return listener({ type: 'speech_started', audioMs: event.audio_start_ms });
-          case 'input_audio_buffer.speech_stopped':
-            return listener({ type: 'speech_stopped', audioMs: event.audio_end_ms });
-          case 'conversation.item.input_audio_transcription.delta': {
-            const text = (texts.get(event.item_id) ?? '') + (event.delta ?? '');
-            texts.set(event.item_id, text);
-            return listener({ type: 'interim', itemId: event.item_id, text });
-          }
-          case 'conversation.item.input_audio_transcription.completed':
-            texts.delete(event.item_id);
-            return listener({ type: 'final', itemId: event.item_id, text: event.transcript.trim() });
           case 'conversation.item.input_audio_transcription.failed':
-            texts.delete(event.item_id);
             return listener({ type: 'error', code: event.error.code ?? null, message: event.error.message ?? 'transcription failed' });
           case 'error':
             return listener({ type: 'error', code: event.error.code ?? null, message: event.error.message });

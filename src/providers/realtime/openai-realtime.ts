@@ -1,8 +1,8 @@
-import type { RealtimeServerEvent } from 'openai/resources/realtime/realtime';
 import { SAMPLE_RATE } from '../../platform/audio/frames.ts';
 import { loadResamplers, type Resampler } from '../../platform/audio/resample.ts';
 import type { SpeechModel, SpeechModelEvent, SpeechModelSession, SpeechModelSessionOptions } from '../../ports/speech-model.ts';
-import { languageCode, openRealtimeLink, pcmFromBase64, pcmToBase64, type RealtimeLink, type RealtimeLinkConfig } from './link.ts';
+import { languageCode } from '../../platform/text.ts';
+import { callerEvents, openRealtimeLink, pcmFromBase64, pcmToBase64, type RealtimeLink, type RealtimeLinkConfig } from './link.ts';
 
 // A speech-to-speech agent's brain over the OpenAI Realtime API (`llm.provider: "openai-realtime"`):
 // the caller's audio goes to the model as it comes (PCM16 24 kHz), the model's own server VAD ends
@@ -48,62 +48,66 @@ function sessionOf(config: OpenAiRealtimeConfig, options: SpeechModelSessionOpti
   };
 }
 
-function speechSession(link: RealtimeLink, resampler: (fromRate: number, toRate: number) => Resampler): SpeechModelSession {
-  const upsample = resampler(SAMPLE_RATE, RATE);
-  let listener: (event: SpeechModelEvent) => void = () => undefined;
-  const emit = (event: SpeechModelEvent) => listener(event);
-  /** Per item: the text so far (agent speech and caller transcription), the item's downsampler. */
+/** The agent's items as they stream: each one's text so far and its own downsampler (24 kHz → 16 kHz). */
+function agentItems(resampler: (fromRate: number, toRate: number) => Resampler) {
   const texts = new Map<string, string>();
   const downsamplers = new Map<string, Resampler>();
-  let activeResponse: string | null = null;
-  let closed = false;
-
-  const appendText = (itemId: string, delta: string) => {
-    const text = (texts.get(itemId) ?? '') + delta;
-    texts.set(itemId, text);
-    return text;
-  };
-  function audio(event: Extract<RealtimeServerEvent, { type: 'response.output_audio.delta' }>) {
-    let downsample = downsamplers.get(event.item_id);
-    if (!downsample) {
-      downsample = resampler(RATE, SAMPLE_RATE);
-      downsamplers.set(event.item_id, downsample);
-    }
-    emit({ type: 'audio', responseId: event.response_id, itemId: event.item_id, pcm: downsample.process(pcmFromBase64(event.delta)) });
-  }
-  const finishItem = (itemId: string) => {
+  const finish = (itemId: string) => {
     texts.delete(itemId);
     downsamplers.get(itemId)?.close();
     downsamplers.delete(itemId);
   };
+  return {
+    text(itemId: string, delta: string): string {
+      const text = (texts.get(itemId) ?? '') + delta;
+      texts.set(itemId, text);
+      return text;
+    },
+    pcm(itemId: string, delta: string): Int16Array {
+      let downsample = downsamplers.get(itemId);
+      if (!downsample) {
+        downsample = resampler(RATE, SAMPLE_RATE);
+        downsamplers.set(itemId, downsample);
+      }
+      return downsample.process(pcmFromBase64(delta));
+    },
+    finish,
+    finishAll: () => {
+      for (const itemId of [...downsamplers.keys()]) finish(itemId);
+    },
+  };
+}
 
+function speechSession(link: RealtimeLink, resampler: (fromRate: number, toRate: number) => Resampler): SpeechModelSession {
+  const upsample = resampler(SAMPLE_RATE, RATE);
+  let listener: (event: SpeechModelEvent) => void = () => undefined;
+  const emit = (event: SpeechModelEvent) => listener(event);
+  const items = agentItems(resampler);
+  let activeResponse: string | null = null;
+  let closed = false;
+
+  const caller = callerEvents();
   link.onEvent((event) => {
+    const heard = caller(event);
+    if (heard?.type === 'transcript') return emit({ type: 'user_transcript', itemId: heard.itemId, text: heard.text, final: heard.final });
+    if (heard) return emit(heard);
     switch (event.type) {
-      case 'input_audio_buffer.speech_started':
-        return emit({ type: 'speech_started', audioMs: event.audio_start_ms });
-      case 'input_audio_buffer.speech_stopped':
-        return emit({ type: 'speech_stopped', audioMs: event.audio_end_ms });
-      case 'conversation.item.input_audio_transcription.delta':
-        return emit({ type: 'user_transcript', itemId: event.item_id, text: appendText(event.item_id, event.delta ?? ''), final: false });
-      case 'conversation.item.input_audio_transcription.completed':
-        texts.delete(event.item_id);
-        return emit({ type: 'user_transcript', itemId: event.item_id, text: event.transcript.trim(), final: true });
       case 'response.created':
         activeResponse = event.response.id ?? null;
         return emit({ type: 'response_started', responseId: event.response.id ?? '' });
       case 'response.output_audio.delta':
-        return audio(event);
+        return emit({ type: 'audio', responseId: event.response_id, itemId: event.item_id, pcm: items.pcm(event.item_id, event.delta) });
       case 'response.output_audio_transcript.delta':
-        return emit({ type: 'agent_transcript', responseId: event.response_id, itemId: event.item_id, text: appendText(event.item_id, event.delta), final: false });
+        return emit({ type: 'agent_transcript', responseId: event.response_id, itemId: event.item_id, text: items.text(event.item_id, event.delta), final: false });
       case 'response.output_audio_transcript.done':
-        finishItem(event.item_id);
+        items.finish(event.item_id);
         return emit({ type: 'agent_transcript', responseId: event.response_id, itemId: event.item_id, text: event.transcript, final: true });
       case 'response.function_call_arguments.done':
         return emit({ type: 'function_call', responseId: event.response_id, callId: event.call_id, name: event.name, arguments: event.arguments });
       case 'response.done': {
         if (activeResponse === event.response.id) activeResponse = null;
         const status = event.response.status === 'in_progress' || !event.response.status ? 'completed' : event.response.status;
-        for (const item of event.response.output ?? []) if (item.id) finishItem(item.id);
+        for (const item of event.response.output ?? []) if (item.id) items.finish(item.id);
         return emit({ type: 'response_done', responseId: event.response.id ?? '', status, inputTokens: event.response.usage?.input_tokens ?? 0, outputTokens: event.response.usage?.output_tokens ?? 0 });
       }
       case 'error':
@@ -115,7 +119,7 @@ function speechSession(link: RealtimeLink, resampler: (fromRate: number, toRate:
   link.onClose((reason) => {
     closed = true;
     upsample.close();
-    for (const itemId of [...downsamplers.keys()]) finishItem(itemId);
+    items.finishAll();
     emit({ type: 'closed', reason });
   });
 

@@ -1,6 +1,7 @@
 import { openAiSdk } from '../openai-sdk.ts';
 import { pcm16ToWav } from '../../platform/audio/wav.ts';
 import type { SpeechToText } from '../../ports/stt.ts';
+import { languageCode } from '../../platform/text.ts';
 
 // Speech to text through any OpenAI-compatible POST /audio/transcriptions (OpenAI, Groq, a
 // self-hosted faster-whisper or whisper.cpp server), with the `openai` SDK: one utterance, cut by
@@ -21,7 +22,7 @@ export function createOpenAiStt(config: OpenAiSttConfig): SpeechToText {
     async transcribe(audio, options) {
       const file = await openAiSdk().toFile(pcm16ToWav(audio), 'utterance.wav', { type: 'audio/wav' });
       const result = await client.audio.transcriptions.create(
-        { file, model: config.model, language: options.language.split('-')[0].toLowerCase(), response_format: 'json' },
+        { file, model: config.model, language: languageCode(options.language), response_format: 'json' },
         { signal: options.signal },
       );
       return result.text.trim();
