@@ -78,6 +78,9 @@ const FOLDERS = {
       'src/runtime/call-session-rules.test.ts',
       'src/runtime/speech-model-call.test.ts',
       'src/runtime/streaming-recognizer.test.ts',
+      'src/runtime/pipeline/call-pipeline.test.ts',
+      'src/runtime/pipeline/interim-barge-in.test.ts',
+      'src/runtime/pipeline/model-stages.test.ts',
       // The runtime's code that only real transports reach (codecs, the media writer, Twilio frames).
       'src/modules/voice/media-socket.test.ts',
       'src/modules/voice/media-writer.test.ts',
@@ -107,10 +110,11 @@ const FOLDERS = {
     tests: ['src/modules/campaigns/calling-window.test.ts'],
     part: true,
   },
+  // The cascade call and its pipeline (the shell, the stages): the call's rules.
   'runtime/call-session': {
     dir: 'src/runtime',
-    only: ['call-session.ts'],
-    tests: ['src/runtime/call-session.test.ts', 'src/runtime/call-session-rules.test.ts'],
+    only: ['call-session.ts', 'pipeline/*.ts'],
+    tests: ['src/runtime/call-session.test.ts', 'src/runtime/call-session-rules.test.ts', 'src/runtime/pipeline/call-pipeline.test.ts', 'src/runtime/pipeline/model-stages.test.ts', 'src/runtime/pipeline/interim-barge-in.test.ts'],
     part: true,
   },
 };
