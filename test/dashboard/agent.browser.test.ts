@@ -7,7 +7,7 @@ import { launchChromium } from '../../src/modules/widgets/browser-helpers.ts';
 import { buildTestApp } from '../support/app.ts';
 import { signUp } from '../support/fixtures.ts';
 import { freePort } from '../support/ports.ts';
-import { checkPage, heading } from './browser.ts';
+import { checkPage, heading, collectPageErrors } from './browser.ts';
 
 // The agent editor, its test panel, the call page and the calls list in Debian's Chromium against
 // the real platform on 127.0.0.1. One signed-in tab walks them in order: every agent field edited
@@ -104,11 +104,7 @@ describe('the agent editor, its test panel and the calls pages in Chromium', asy
   const browser = await launchChromium(['--autoplay-policy=no-user-gesture-required']);
   const page: Page = await browser.newPage();
   page.setDefaultTimeout(15_000);
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) errors.push(message.text());
-  });
+  const errors = collectPageErrors(page);
   await page.goto(`${origin}/login`);
   await page.evaluate(`localStorage.setItem('vap.tokens', ${JSON.stringify(JSON.stringify({ accessToken: user.accessToken, refreshToken: user.refreshToken, expiresAt: Date.now() + 3_600_000 }))})`);
 

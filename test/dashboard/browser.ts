@@ -92,3 +92,13 @@ export async function openThroughStates(page: Page, link: string, path: string |
   await broken.restore();
   await page.getByRole('alert').filter({ hasText: 'Something broke on our side.' }).getByRole('button', { name: 'Try again' }).click();
 }
+
+/** The page's uncaught errors and console errors (but failed resource loads, which the error states cause on purpose), as they come. */
+export function collectPageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) errors.push(message.text());
+  });
+  return errors;
+}

@@ -6,7 +6,7 @@ import { isoOfLocalInput, localInputOf } from '../../web/dashboard/src/pages/sch
 import { buildTestApp } from '../support/app.ts';
 import { uniqueEmail } from '../support/fixtures.ts';
 import { freePort } from '../support/ports.ts';
-import { checkPage, heading, sessionOf } from './browser.ts';
+import { checkPage, heading, sessionOf, collectPageErrors } from './browser.ts';
 
 // The campaigns, schedules, voice sessions, widgets and branding pages in Debian's Chromium
 // against the real platform on 127.0.0.1 (sandbox calls at SANDBOX_SPEED=max), one page walking
@@ -32,11 +32,7 @@ describe('campaigns, schedules, voice sessions, widgets and branding in Chromium
   await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
   const page = await browser.newPage();
   page.setDefaultTimeout(15_000);
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) errors.push(message.text());
-  });
+  const errors = collectPageErrors(page);
   const api = async (method: 'GET' | 'POST', url: string, payload?: object) => {
     const { token, workspaceId } = await sessionOf(t, page);
     return t.request({ method, url, token, workspaceId, ...(payload ? { payload } : {}) });

@@ -10,7 +10,7 @@ import { buildTestApp } from '../support/app.ts';
 import { uniqueEmail } from '../support/fixtures.ts';
 import { sentMails } from '../support/mail.ts';
 import { freePort } from '../support/ports.ts';
-import { heading, checkPage, sessionOf } from './browser.ts';
+import { heading, checkPage, sessionOf, collectPageErrors } from './browser.ts';
 
 // The dashboard in Debian's Chromium against the real platform on 127.0.0.1: one app, one
 // browser, one page walking the journeys in order (each step builds on the last, as a user
@@ -51,11 +51,7 @@ describe('the dashboard in Chromium', async () => {
   await browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
   const page = await browser.newPage();
   page.setDefaultTimeout(15_000);
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) errors.push(message.text());
-  });
+  const errors = collectPageErrors(page);
   let agentUrl = '';
 
   it('signs up, logs out, and logs in again by keyboard alone', async () => {

@@ -9,7 +9,7 @@ import { launchChromium } from '../../src/modules/widgets/browser-helpers.ts';
 import { buildTestApp } from '../support/app.ts';
 import { uniqueEmail } from '../support/fixtures.ts';
 import { freePort } from '../support/ports.ts';
-import { checkPage, heading, openThroughStates, sessionOf } from './browser.ts';
+import { checkPage, heading, openThroughStates, sessionOf, collectPageErrors } from './browser.ts';
 
 // The knowledge-base, phone-number and do-not-call pages in Debian's Chromium against the real
 // platform on 127.0.0.1, one page walking them in order: a knowledge base filled with a real
@@ -58,11 +58,7 @@ describe('knowledge bases, phone numbers and do-not-call in Chromium', async () 
   const browser = await launchChromium();
   const page = await browser.newPage();
   page.setDefaultTimeout(15_000);
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) errors.push(message.text());
-  });
+  const errors = collectPageErrors(page);
   let baseId = '';
 
   it('signs up', async () => {

@@ -5,7 +5,7 @@ import { launchChromium } from '../../src/modules/widgets/browser-helpers.ts';
 import { buildTestApp } from '../support/app.ts';
 import { uniqueEmail } from '../support/fixtures.ts';
 import { freePort } from '../support/ports.ts';
-import { checkPage, failing, heading, openThroughStates, sessionOf } from './browser.ts';
+import { checkPage, failing, heading, openThroughStates, sessionOf, collectPageErrors } from './browser.ts';
 
 // The states the journeys do not reach, in Debian's Chromium against the real platform on
 // 127.0.0.1: the account pages (empty, refused, without their mailed link), the workspace loading
@@ -44,11 +44,7 @@ describe('every page state in Chromium', async () => {
   const browser = await launchChromium();
   const page = await browser.newPage();
   page.setDefaultTimeout(15_000);
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) errors.push(message.text());
-  });
+  const errors = collectPageErrors(page);
   const api = async (method: 'GET' | 'POST', url: string, payload?: object) => {
     const { token, workspaceId } = await sessionOf(t, page);
     return t.request({ method, url, token, workspaceId, ...(payload ? { payload } : {}) });
