@@ -23,6 +23,7 @@ import pino from 'pino';
 import { chunkText } from '../src/modules/knowledge-base/chunking.ts';
 import { createKnowledgeBaseRepo } from '../src/modules/knowledge-base/repo.ts';
 import { createKnowledgeSearch, type KnowledgeSearch, nearestInMatrix } from '../src/modules/knowledge-base/search.ts';
+import { createAgentsRepo } from '../src/modules/agents/repo.ts';
 import { createKnowledgeBaseService } from '../src/modules/knowledge-base/service.ts';
 import { FIXTURES, QUESTIONS, squash } from '../src/modules/knowledge-base/test-helpers.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../src/platform/db/database.ts';
@@ -115,6 +116,7 @@ async function ingestFixtures(db: Database, embeddings: EmbeddingsProvider) {
     embeddings,
     repo: createKnowledgeBaseRepo(),
     search: createKnowledgeSearch({ db }),
+    detachFromAgents: createAgentsRepo().detachKnowledgeBase,
   });
   const ctx = { workspaceId, scope: 'write' as const, actor: { type: 'api_key' as const, id: 'bench', name: 'bench' } };
   const base = await service.create(ctx, { name: 'Bench knowledge base', language: 'en' });

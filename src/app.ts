@@ -35,6 +35,7 @@ import { auditLogRoutes } from './modules/audit-log/routes.ts';
 import { webhooksRoutes } from './modules/webhooks/routes.ts';
 import { webhooksOpenApi } from './modules/webhooks/openapi.ts';
 import { agentsRoutes } from './modules/agents/routes.ts';
+import { createAgentsRepo } from './modules/agents/repo.ts';
 import { catalogRoutes } from './modules/catalog/routes.ts';
 import { knowledgeBaseRoutes } from './modules/knowledge-base/routes.ts';
 import { callsRoutes } from './modules/calls/routes.ts';
@@ -175,7 +176,7 @@ export async function buildApp(
   await app.register(webhooksRoutes(platform));
   await app.register(agentsRoutes(platform));
   await app.register(catalogRoutes(platform));
-  await app.register(knowledgeBaseRoutes(platform));
+  await app.register(knowledgeBaseRoutes(platform, { detachFromAgents: createAgentsRepo().detachKnowledgeBase }));
   const calls = createCallsModule(platform, { linkSecret: inputs.jwtSecret });
   await app.register(callsRoutes(calls));
   await app.register(phoneNumbersRoutes(platform));

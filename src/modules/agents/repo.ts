@@ -116,6 +116,18 @@ export function createAgentsRepo() {
     },
 
     /** Of `ids`, those naming a knowledge base of the workspace. */
+    /**
+     * Drops a deleted knowledge base from the knowledge_base_ids of the workspace's agents, so an
+     * agent never holds an id that its own PATCH would then refuse as unknown.
+     */
+    async detachKnowledgeBase(db: Executor, workspaceId: string, knowledgeBaseId: string, now: Date) {
+      await db
+        .updateTable('agents')
+        .set({ knowledge_base_ids: sql`knowledge_base_ids - ${knowledgeBaseId}::text`, updated_at: now })
+        .where('workspace_id', '=', workspaceId)
+        .where(sql<boolean>`knowledge_base_ids @> ${JSON.stringify([knowledgeBaseId])}::jsonb`)
+        .execute();
+    },
     async existingKnowledgeBaseIds(db: Executor, workspaceId: string, ids: string[]): Promise<Set<string>> {
       if (ids.length === 0) return new Set();
       const rows = await db.selectFrom('knowledge_bases').select('id').where('workspace_id', '=', workspaceId).where('id', 'in', ids).execute();

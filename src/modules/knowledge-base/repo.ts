@@ -87,19 +87,6 @@ export function createKnowledgeBaseRepo() {
       return result.numDeletedRows > 0n;
     },
 
-    /**
-     * Drops a deleted base from the knowledge_base_ids of the workspace's agents, so an agent never
-     * holds an id that its own PATCH would then refuse as unknown.
-     */
-    async detachFromAgents(db: Executor, workspaceId: string, id: string, now: Date) {
-      await db
-        .updateTable('agents')
-        .set({ knowledge_base_ids: sql`knowledge_base_ids - ${id}::text`, updated_at: now })
-        .where('workspace_id', '=', workspaceId)
-        .where(sql<boolean>`knowledge_base_ids @> ${JSON.stringify([id])}::jsonb`)
-        .execute();
-    },
-
     /** Marks the base's chunk set as changed (the embedding cache reloads on the next search). */
     async bumpVersion(db: Executor, id: string, now: Date) {
       await db

@@ -23,13 +23,14 @@ import {
   SourceParams,
 } from './schemas.ts';
 import { knowledgeOf } from './knowledge.ts';
-import { createKnowledgeBaseService, MAX_FILE_BYTES, type UploadedFile } from './service.ts';
+import { createKnowledgeBaseService, type KnowledgeBaseServiceDeps, MAX_FILE_BYTES, type UploadedFile } from './service.ts';
 
 const TAGS = ['knowledge-base'];
 const WRITE = { auth: 'workspace', scope: 'write' } as const;
 const READ = { auth: 'workspace', scope: 'read-only' } as const;
 
-export function knowledgeBaseRoutes(platform: Platform): FastifyPluginAsyncTypebox {
+/** `detachFromAgents`: the agents' repo's, from the composition root (agents depend on knowledge bases). */
+export function knowledgeBaseRoutes(platform: Platform, wiring: Pick<KnowledgeBaseServiceDeps, 'detachFromAgents'>): FastifyPluginAsyncTypebox {
   const { embeddings, search } = knowledgeOf(platform);
   const service = createKnowledgeBaseService({
     db: platform.db,
@@ -42,6 +43,7 @@ export function knowledgeBaseRoutes(platform: Platform): FastifyPluginAsyncTypeb
     search,
     // Text extraction and chunking run in the app's worker threads.
     cpu: platform.cpu,
+    detachFromAgents: wiring.detachFromAgents,
   });
 
   return async (app) => {

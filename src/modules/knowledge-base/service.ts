@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import type { WorkspaceContext } from '../../platform/auth/access.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { callingThread, type CpuRunner } from '../../platform/cpu-pool.ts';
-import type { Database } from '../../platform/db/schema.ts';
+import type { Database, Executor } from '../../platform/db/schema.ts';
 import { AppError, invalidField, invalidState, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { assertUrlField, type OutboundClient } from '../../platform/outbound/ssrf-guard.ts';
@@ -32,6 +32,11 @@ export interface KnowledgeBaseServiceDeps {
   search: KnowledgeSearch;
   /** Where extraction and chunking run: the app's pool (default: the calling thread, for scripts). */
   cpu?: CpuRunner;
+  /**
+   * In the transaction that deletes a base: drops it from the agents that use it (the agents'
+   * repo, handed over by the composition root: agents depend on knowledge bases, not the reverse).
+   */
+  detachFromAgents: (tx: Executor, workspaceId: string, knowledgeBaseId: string, now: Date) => Promise<void>;
 }
 
 const iso = (value: Date | string) => new Date(value).toISOString();
@@ -197,7 +202,7 @@ export function createKnowledgeBaseService(deps: KnowledgeBaseServiceDeps) {
     async remove(ctx: WorkspaceContext, id: string): Promise<void> {
       await db.transaction().execute(async (tx) => {
         if (!(await repo.deleteBase(tx, ctx.workspaceId, id))) throw notFound('knowledge base');
-        await repo.detachFromAgents(tx, ctx.workspaceId, id, clock.now());
+        await deps.detachFromAgents(tx, ctx.workspaceId, id, clock.now());
       });
     },
 
