@@ -9,7 +9,8 @@ import { describe, it } from 'node:test';
 // module owns the tables its `tables.ts` declares; the foundation's tables (declared together in
 // platform/db/foundation-tables.ts) are owned as FOUNDATION says. The check reads Kysely's
 // `insertInto` / `updateTable` / `deleteFrom` / `mergeInto` calls on a table named in the source
-// of every module and of the platform; tests and their helpers may write anything.
+// of every module and of the platform, and raw SQL's `insert into` / `update` / `delete from` of a
+// known table; tests and their helpers may write anything.
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -84,6 +85,11 @@ export function crossWrites(base: string): string[] {
       const owner = owners.get(table) ?? 'nobody (an undeclared table)';
       if (owner !== writer) found.push(`${path.relative(base, file)}: ${verb} ${table} (owned by ${owner})`);
     }
+    // Raw SQL (sql`update calls …`): only names of known tables count (`for update of c` is no write).
+    for (const [, verb, table] of text.matchAll(/\b(insert into|update|delete from)\s+([a-z_]+)\b/gi)) {
+      const owner = owners.get(table);
+      if (owner !== undefined && owner !== writer) found.push(`${path.relative(base, file)}: ${verb.toLowerCase()} ${table} (owned by ${owner})`);
+    }
   };
   const modules = path.join(base, 'src/modules');
   for (const name of fs.existsSync(modules) ? fs.readdirSync(modules) : []) {
@@ -115,6 +121,7 @@ describe('table ownership', () => {
         'src/modules/beta/service.ts': "export const b = (db) => [db.updateTable('alpha_things').set({}), db.deleteFrom( 'beta_things')];\n",
         'src/modules/beta/beta.test.ts': "export const t = (db) => db.deleteFrom('alpha_things');\n",
         'src/modules/beta/raw.ts': "export const r = (db) => db.insertInto('nowhere');\n",
+        'src/modules/beta/raw-sql.ts': "export const q = sql`UPDATE alpha_things SET id = 'y' FOR UPDATE OF beta_things SKIP LOCKED`;\n",
         'src/platform/audit.ts': "export const p = (db) => [db.insertInto('audit_log'), db.insertInto('users')];\n",
       };
       for (const [file, text] of Object.entries(files)) {
@@ -122,6 +129,7 @@ describe('table ownership', () => {
         fs.writeFileSync(path.join(dir, file), text);
       }
       assert.deepEqual(crossWrites(dir), [
+        'src/modules/beta/raw-sql.ts: update alpha_things (owned by alpha)',
         'src/modules/beta/raw.ts: insertInto nowhere (owned by nobody (an undeclared table))',
         'src/modules/beta/service.ts: updateTable alpha_things (owned by alpha)',
         'src/platform/audit.ts: insertInto users (owned by auth)',
