@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { context, createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
 import { after, describe, it } from 'node:test';
 import { loadConfig } from '../src/config.ts';
 import { createTelemetry } from '../src/platform/telemetry/telemetry.ts';
@@ -110,6 +111,18 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)', async () => {
     await t.platform.telemetry.flush();
     const read = collector.spans.find((s) => s.name === 'GET /v1/calls/:id' && s.traceId === '0af7651916cd43dd8448eb211c80319c');
     assert.equal(read?.parentSpanId, 'b7ad6b7169203331');
+  });
+  it('registers no context manager: entering a context holds nothing (no async hooks on every await, issue 32)', async () => {
+    // With a context manager (AsyncLocalStorage) registered, `context.with` would make its context
+    // active inside; V8's promise hooks would then stay on for the whole process.
+    const probe = createContextKey('probe');
+    const inside = await context.with(ROOT_CONTEXT.setValue(probe, 1), async () => {
+      await Promise.resolve();
+      return context.active();
+    });
+    assert.equal(inside.getValue(probe), undefined);
+    assert.equal(context.active(), ROOT_CONTEXT);
+    assert.ok(t.platform.telemetry.tracer, 'tracing is on');
   });
 });
 

@@ -347,6 +347,7 @@ export function createAgentsService(deps: AgentsServiceDeps) {
           data: { message },
           agent: destination,
           agentOnly: true,
+          traceParent: ctx.traceParent,
         });
         return { event_id: emitted.eventId };
       });

@@ -9,7 +9,6 @@ import { claimPostCalls, type PostCallFence, renewPostCall, retryPostCall, updat
 import type { CallRow } from './repo.ts';
 import { type CallLinks, endEventsOf } from './end-events.ts';
 import type { CallDirection, CallSimulation, CallsTable, CallStatus, EndReason } from './tables.ts';
-import { traceparentOf } from '../../platform/telemetry/context.ts';
 
 // The CallJournal: the only writer of `calls` and `call_status_events`. Every state change is one
 // short transaction that checks the transition is legal (a terminal state never changes), appends
@@ -57,6 +56,8 @@ export interface CallRef {
   direction: string;
   from_number: string | null;
   to_number: string | null;
+  /** The W3C traceparent of the work acting on the call (its run's span): the events emitted join that trace. */
+  traceParent?: string | null;
 }
 
 export interface NewCall {
@@ -72,6 +73,8 @@ export interface NewCall {
   simulation?: CallSimulation | null;
   campaign_id?: string | null;
   schedule_id?: string | null;
+  /** The W3C traceparent of the request (or job) queueing the call: the dialer's run of it continues that trace. */
+  traceParent?: string | null;
 }
 
 export interface FinishInput {
@@ -128,15 +131,15 @@ export function createCallJournal(deps: JournalDeps) {
   }
 
   function emit(tx: Executor, call: CallRef, agent: AgentDestination | null, type: string, data: Record<string, unknown>) {
-    return events.emit(tx, { workspaceId: call.workspace_id, type, data, callId: call.id, agentId: call.agent_id, agent });
+    return events.emit(tx, { workspaceId: call.workspace_id, type, data, callId: call.id, agentId: call.agent_id, agent, traceParent: call.traceParent });
   }
 
   function emitAlone(call: CallRef, agent: AgentDestination | null, type: string, data: Record<string, unknown>) {
-    return events.emitAlone(db, { workspaceId: call.workspace_id, type, data, callId: call.id, agentId: call.agent_id, agent });
+    return events.emitAlone(db, { workspaceId: call.workspace_id, type, data, callId: call.id, agentId: call.agent_id, agent, traceParent: call.traceParent });
   }
 
   /** call.ended and the listing-B outcome of an ended call, from its row (recording, extraction and all). */
-  async function emitEndEvents(tx: Executor, row: CallRow, agent: AgentDestination | null) {
+  async function emitEndEvents(tx: Executor, row: CallRow & Pick<CallRef, 'traceParent'>, agent: AgentDestination | null) {
     for (const event of endEventsOf(row, deps.links)) await emit(tx, row, agent, event.type, event.data);
   }
 
@@ -162,8 +165,6 @@ export function createCallJournal(deps: JournalDeps) {
   async function queueMany(tx: Executor, calls: NewCall[]): Promise<Array<Selectable<CallsTable>>> {
     if (calls.length === 0) return [];
     const now = clock.now();
-    // The request (or job) queueing the calls: the dialer's run of each continues its trace.
-    const traceParent = traceparentOf();
     const inserted = await tx
       .insertInto('calls')
       .values(
@@ -183,7 +184,7 @@ export function createCallJournal(deps: JournalDeps) {
           schedule_id: call.schedule_id ?? null,
           transcript: JSON.stringify([]),
           extracted: JSON.stringify({}),
-          trace_parent: traceParent,
+          trace_parent: call.traceParent ?? null,
           created_at: now,
           updated_at: now,
         })),
@@ -326,9 +327,9 @@ export function createCallJournal(deps: JournalDeps) {
     /**
      * The post-call work has settled: the steps still failing are `failed` (retries exhausted),
      * and call.ended and the listing-B outcome are emitted, in one transaction, once: fenced by
-     * the lease and by ended_event_at.
+     * the lease and by ended_event_at; the events join `traceParent` (the attempt's span).
      */
-    async endPostCall(fence: PostCallFence, agent: AgentDestination | null, failures: { recording?: string; analysis?: string } = {}): Promise<boolean> {
+    async endPostCall(fence: PostCallFence, agent: AgentDestination | null, failures: { recording?: string; analysis?: string } = {}, traceParent?: string | null): Promise<boolean> {
       return db.transaction().execute(async (tx) => {
         const now = clock.now();
         const set: Record<string, unknown> = { ended_event_at: now, post_call_due_at: null, post_call_lease_holder: null, post_call_lease_expires_at: null };
@@ -336,7 +337,7 @@ export function createCallJournal(deps: JournalDeps) {
         if (failures.analysis) Object.assign(set, { analysis_status: 'failed', analysis_error: failures.analysis.slice(0, 500) });
         if (!(await updateFenced(tx, fence, set, now))) return false;
         const row = await tx.selectFrom('calls').selectAll().where('id', '=', fence.id).executeTakeFirstOrThrow();
-        await emitEndEvents(tx, row, agent);
+        await emitEndEvents(tx, { ...row, traceParent }, agent);
         return true;
       });
     },

@@ -1,4 +1,4 @@
-import type { Tracer } from '@opentelemetry/api';
+import type { Span, Tracer } from '@opentelemetry/api';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Counter } from 'prom-client';
 import { createDialogueEngine } from '../../engine/index.ts';
@@ -8,6 +8,7 @@ import type { DatabaseHandle } from '../../platform/db/database.ts';
 import { AppError } from '../../platform/errors.ts';
 import { leaseHolderName } from '../../platform/jobs/lease.ts';
 import { createJobRunner, type WakeSource } from '../../platform/jobs/runner.ts';
+import { traceparentOf } from '../../platform/telemetry/context.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Providers } from '../../ports/providers.ts';
 import { encodeMp3InPool } from '../../platform/audio/mp3.ts';
@@ -115,7 +116,7 @@ export function createPostCallJob(deps: PostCallDeps) {
    * One attempt at a claimed call, its lease renewed every third of it while it runs. `signal`
    * (the runner stopping) gives up the encoding: the step then counts as busy, due again at once.
    */
-  async function run(row: CallRow, signal?: AbortSignal): Promise<void> {
+  async function run(row: CallRow, signal?: AbortSignal, span?: Span): Promise<void> {
     const fence: PostCallFence = { id: row.id, holder, attempt: row.post_call_attempts };
     const renewal = setInterval(() => {
       journal.renewPostCall(fence, deps.leaseMs).then(
@@ -124,14 +125,14 @@ export function createPostCallJob(deps: PostCallDeps) {
       );
     }, deps.leaseMs / 3);
     try {
-      await attempt(row, fence, signal);
+      await attempt(row, fence, signal, traceparentOf(span));
     } finally {
       clearInterval(renewal);
     }
   }
 
-  /** The steps still pending, then (once settled) the last events. */
-  async function attempt(row: CallRow, fence: PostCallFence, signal?: AbortSignal): Promise<void> {
+  /** The steps still pending, then (once settled) the last events, in the trace of `traceParent` (the attempt's span). */
+  async function attempt(row: CallRow, fence: PostCallFence, signal: AbortSignal | undefined, traceParent: string | null): Promise<void> {
     const agent = await loadCallAgent(deps.database.db, row.workspace_id, row.agent_id);
     const exhausted = row.post_call_attempts > maxAttempts;
     const lost = exhausted ? { message: 'the worker was lost during the last attempt', busy: false, permanent: true } : null;
@@ -151,7 +152,7 @@ export function createPostCallJob(deps: PostCallDeps) {
       });
       return;
     }
-    const ended = await journal.endPostCall(fence, agent?.destination ?? null, { recording: recording?.message, analysis: analysis?.message });
+    const ended = await journal.endPostCall(fence, agent?.destination ?? null, { recording: recording?.message, analysis: analysis?.message }, traceParent);
     if (ended && recording) deps.failures?.inc({ step: 'recording' });
     if (ended && analysis) deps.failures?.inc({ step: 'analysis' });
     if (!ended) logger.warn({ callId: row.id, attempt: row.post_call_attempts }, 'post-call: result dropped, the lease was lost');

@@ -1,4 +1,4 @@
-import { context, type Span, type Tracer } from '@opentelemetry/api';
+import type { Span, Tracer } from '@opentelemetry/api';
 import type { FastifyBaseLogger } from 'fastify';
 import { createDialogueEngine } from '../../engine/index.ts';
 import type { DialogueEngine, KnowledgeSearch } from '../../engine/types.ts';
@@ -7,7 +7,7 @@ import type { CpuPool } from '../../platform/cpu-pool.ts';
 import type { Database } from '../../platform/db/schema.ts';
 import type { Metrics } from '../../platform/metrics.ts';
 import type { AgentDestination } from '../../platform/outbox/emit.ts';
-import { inSpan } from '../../platform/telemetry/context.ts';
+import { contextOf, inSpan, traceparentOf } from '../../platform/telemetry/context.ts';
 import type { Providers } from '../../ports/providers.ts';
 import { FRAME_MS } from '../../platform/audio/frames.ts';
 import { type CallRecorder, createCallRecorder } from '../../runtime/audio/recorder.ts';
@@ -88,15 +88,14 @@ export function createCallRunner(deps: RunnerDeps) {
   }
 
   /**
-   * The observer of a session: its writes queued in order, never blocking the frame path, each
-   * in the call's trace context (the session's timers fire in no particular one); an answering
-   * turn's figures go to the histograms.
+   * The observer of a session: its writes queued in order, never blocking the frame path (their
+   * events join the call's trace through `call.traceParent`); an answering turn's figures go to
+   * the histograms.
    */
   function observerOf(call: CallRef, dest: AgentDestination | null, instruments: ReturnType<typeof instrumentsOf>) {
     let chain = Promise.resolve();
-    const callContext = context.active();
     const queue = (write: () => Promise<unknown>) => {
-      chain = chain.then(() => context.with(callContext, write)).then(
+      chain = chain.then(write).then(
         () => undefined,
         (err) => logger.error({ err, callId: call.id }, 'call journal write failed'),
       );
@@ -226,14 +225,20 @@ export function createCallRunner(deps: RunnerDeps) {
     });
   }
 
-  /** A call's run, in a span of its own when tracing is on (ids only). */
-  function run(row: CallRow, connect: Connect): Promise<void> {
+  /**
+   * A call's run, in a span of its own when tracing is on (ids only): a child of `parent` (the
+   * dialer's job span), else of the traceparent stored with the row (the request that queued it).
+   */
+  function run(row: CallRow, connect: Connect, parent?: Span): Promise<void> {
     if (!deps.tracer) return runCall(row, connect, null);
     const attributes = { 'vap.call_id': row.id, 'vap.agent_id': row.agent_id, 'vap.workspace_id': row.workspace_id, 'vap.call.direction': row.direction, 'vap.call.provider': row.provider };
-    return inSpan(deps.tracer, 'call', { attributes }, (span) => runCall(row, connect, span));
+    return inSpan(deps.tracer, 'call', { attributes, parent: parent ?? contextOf(row.trace_parent) }, (span) => runCall(row, connect, span));
   }
 
-  async function runCall(row: CallRow, connect: Connect, span: Span | null): Promise<void> {
+  async function runCall(queued: CallRow, connect: Connect, span: Span | null): Promise<void> {
+    // The journal's events of the call (call.started, its transcript, the finish) join its span.
+    const traceParent = traceparentOf(span);
+    const row: CallRow & Pick<CallRef, 'traceParent'> = traceParent ? { ...queued, traceParent } : queued;
     const entry: LiveCall = { row, dial: new AbortController(), session: null, transport: null };
     live.set(row.id, entry);
     try {
@@ -279,12 +284,13 @@ export function createCallRunner(deps: RunnerDeps) {
   }
 
   return {
-    /** Runs a claimed outbound call (status ringing, leased by this holder) to its end. */
-    runOutbound(row: CallRow): Promise<void> {
+    /** Runs a claimed outbound call (status ringing, leased by this holder) to its end; `parent`: the dialer job's span. */
+    runOutbound(row: CallRow, parent?: Span): Promise<void> {
       return tracked(
         row.id,
         run(row, (signal, agent) =>
           providers.telephony.dial({ callId: row.id, from: row.from_number ?? '', to: row.to_number ?? '', simulation: row.simulation as never, signal, realTime: agent.llm.provider === 'openai-realtime' }),
+          parent,
         ),
       );
     },

@@ -44,7 +44,8 @@ export function createCallsService(deps: CallsServiceDeps) {
   return {
     callOf,
 
-    async placeOutbound(workspaceId: string, body: OutboundCallBody): Promise<CallRow> {
+    /** `traceParent`: the request's (WorkspaceContext.traceParent), continued by the dialer's run of the call. */
+    async placeOutbound(workspaceId: string, body: OutboundCallBody, traceParent?: string): Promise<CallRow> {
       const { to, from } = await checkOutbound(db, workspaceId, body, { ownsCallerIds: telephony.ownsCallerIds });
       const row = await db.transaction().execute((tx) =>
         journal.queue(tx, {
@@ -58,6 +59,7 @@ export function createCallsService(deps: CallsServiceDeps) {
           variables: body.variables ?? {},
           metadata: body.metadata ?? {},
           simulation: body.simulation ?? null,
+          traceParent,
         }),
       );
       deps.nudge();
@@ -65,7 +67,7 @@ export function createCallsService(deps: CallsServiceDeps) {
     },
 
     /** A call to one of the workspace's numbers from a simulated caller: answered at once, run here. */
-    async receiveSandboxCall(workspaceId: string, body: InboundCallBody): Promise<CallRow> {
+    async receiveSandboxCall(workspaceId: string, body: InboundCallBody, traceParent?: string): Promise<CallRow> {
       if (!telephony.inbound) throw invalidState('Inbound sandbox calls need TELEPHONY_PROVIDER=sandbox.');
       const to = phone(body.to, 'to');
       const from = phone(body.from, 'from');
@@ -83,6 +85,7 @@ export function createCallsService(deps: CallsServiceDeps) {
           to_number: to,
           provider: telephony.name,
           simulation: body.simulation ?? null,
+          traceParent,
         }),
       );
       // Inbound calls are always answered (they count toward the live total, never wait).

@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api';
 import { createJobRunner } from '../../platform/jobs/runner.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { type CallRow, claimQueuedCalls } from './dialer-sql.ts';
@@ -52,9 +53,9 @@ export function createCallWorker(deps: CallWorkerDeps) {
   }
 
   /** Hands a claimed call to the runner, which registers it at once (runner.size grows as `reserved` shrinks). */
-  function start(row: CallRow): Promise<void> {
+  function start(row: CallRow, span?: Span): Promise<void> {
     reserved--;
-    return runner.runOutbound(row);
+    return runner.runOutbound(row, span);
   }
 
   const jobs = createJobRunner<CallRow>({
@@ -65,7 +66,7 @@ export function createCallWorker(deps: CallWorkerDeps) {
       name: 'calls',
       claim,
       // A call runs to its end; a slot freeing may let a queued call of its workspace start.
-      run: (row) => start(row).finally(() => jobs.nudge()),
+      run: (row, _signal, span) => start(row, span).finally(() => jobs.nudge()),
       // Leases every third of their length; lost calls every sixth.
       async sweep() {
         const now = Date.now();

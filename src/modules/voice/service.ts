@@ -79,6 +79,7 @@ export function createVoiceService(deps: VoiceDeps) {
       agentId: session.agent_id,
       callId: call.id,
       tenantOnly: true,
+      traceParent: call.traceParent,
       data: {
         session_id: session.id,
         room_name: session.room_name,

@@ -122,7 +122,7 @@ export function createWebhooksService(deps: { db: Database; clock: Clock; repo: 
     async sendTest(ctx: WorkspaceContext): Promise<{ event_id: string; delivery_ids: string[] }> {
       await requireEndpoint(ctx);
       const emitted = await db.transaction().execute((tx) =>
-        events.emit(tx, { workspaceId: ctx.workspaceId, type: 'webhook.test', data: { message: 'This is a test event from Voice Agent Platform.' }, tenantOnly: true }),
+        events.emit(tx, { workspaceId: ctx.workspaceId, type: 'webhook.test', data: { message: 'This is a test event from Voice Agent Platform.' }, tenantOnly: true, traceParent: ctx.traceParent }),
       );
       return { event_id: emitted.eventId, delivery_ids: emitted.deliveryIds };
     },

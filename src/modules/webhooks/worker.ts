@@ -1,4 +1,4 @@
-import { context, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { type Span, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.ts';
 import type { DatabaseHandle } from '../../platform/db/database.ts';
@@ -9,7 +9,7 @@ import { type OutboundClient, UrlRefusedError } from '../../platform/outbound/ss
 import { DELIVERY_CHANNEL, type WakeSignal } from '../../platform/outbox/emitter.ts';
 import { attemptOffsets, judgeStatus, type Outcome, planNextAttempt } from '../../platform/outbox/retry-policy.ts';
 import { signedHeaders } from '../../platform/outbox/signing.ts';
-import { traceparentOf } from '../../platform/telemetry/context.ts';
+import { contextUnder, traceparentOf } from '../../platform/telemetry/context.ts';
 import { buryLostLastAttempts, type ClaimedDelivery, claimDeliveries, createAttemptRecorder } from './delivery-sql.ts';
 import { PREVIOUS_SECRET_TTL_MS } from './service.ts';
 
@@ -94,7 +94,8 @@ export function createWebhookWorker(deps: WorkerDeps) {
   const tenantOffsets = attemptOffsets(webhooks.tenantSchedule);
   const recorder = createAttemptRecorder(database, { holder, now: () => clock.now() });
 
-  async function send(row: ClaimedDelivery): Promise<AttemptResult> {
+  /** `job`: the run's span (tracing on), the parent of the POST's. */
+  async function send(row: ClaimedDelivery, job: Span | undefined): Promise<AttemptResult> {
     const startedAt = clock.now();
     // Each destination's current secrets sign (DESIGN: after a rotation X-Service-Signature uses
     // the new secret and webhook-signature carries both for 24 h), retries and replays of older
@@ -115,8 +116,9 @@ export function createWebhookWorker(deps: WorkerDeps) {
     }
     const headers: Record<string, string> = signedHeaders({ id: row.event_id, body: row.payload, at: startedAt, secret, previousSecrets: previous, userAgent: USER_AGENT });
     // The receiver continues the trace of the work that emitted the event (W3C Trace Context).
-    const span = deps.tracer?.startSpan('POST webhook', { kind: SpanKind.CLIENT, attributes: { 'http.request.method': 'POST', 'vap.delivery_id': row.id, 'vap.destination': row.destination } });
-    const traceparent = span ? traceparentOf(trace.setSpan(context.active(), span)) : null;
+    const attributes = { 'http.request.method': 'POST', 'vap.delivery_id': row.id, 'vap.destination': row.destination };
+    const span = deps.tracer?.startSpan('POST webhook', { kind: SpanKind.CLIENT, attributes }, contextUnder(job));
+    const traceparent = traceparentOf(span);
     if (traceparent) headers.traceparent = traceparent;
     const started = performance.now();
     try {
@@ -159,8 +161,8 @@ export function createWebhookWorker(deps: WorkerDeps) {
   }
 
   /** Sends one claimed delivery and records its result, fenced by this attempt's lease. */
-  async function deliver(row: ClaimedDelivery): Promise<void> {
-    const result = await send(row);
+  async function deliver(row: ClaimedDelivery, _signal?: AbortSignal, span?: Span): Promise<void> {
+    const result = await send(row, span);
     const plan = planNextAttempt({
       outcome: result.outcome,
       attemptCount: row.attempt_count,

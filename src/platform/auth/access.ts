@@ -40,6 +40,11 @@ export interface WorkspaceContext {
   /** Set when the caller is a user (JWT). */
   userId?: string;
   role?: Role;
+  /**
+   * Tracing on and the request's span recorded: its W3C traceparent, passed by services to what
+   * they queue or emit (a call, an event) so that it joins the request's trace.
+   */
+  traceParent?: string;
 }
 
 export interface AuditConfig {
@@ -61,5 +66,7 @@ declare module 'fastify' {
     auditResourceId?: string;
     /** The request came through a signed link (see Access.signedLink): the route verifies it. */
     signedLink: boolean;
+    /** The W3C traceparent of the request's span, when tracing records it (platform/telemetry/http.ts). */
+    traceParent?: string;
   }
 }

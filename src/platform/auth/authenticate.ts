@@ -188,6 +188,7 @@ export function registerAuthentication(app: FastifyInstance, deps: Authenticatio
       throw forbidden(userOnly);
     }
     const workspace = await workspaceFor(request, principal, fromParam);
+    if (request.traceParent) workspace.traceParent = request.traceParent;
     // Set before the scope check, so a refused write is in the workspace's audit trail too.
     request.workspace = workspace;
     const readOnlyMethod = request.method === 'GET' || request.method === 'HEAD';

@@ -1,4 +1,4 @@
-import { SpanKind, type Tracer } from '@opentelemetry/api';
+import { type Span, SpanKind, type Tracer } from '@opentelemetry/api';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { CHANNEL_NAME, type ChannelListener, createChannelListener } from '../db/channel-listener.ts';
@@ -30,8 +30,11 @@ export interface JobDefinition<Row> {
   name: string;
   /** Claims (leases and commits) up to `limit` due rows. */
   claim(limit: number): Promise<Row[]>;
-  /** Does one row's work and records its result. `signal` is aborted when the runner stops. */
-  run(row: Row, signal: AbortSignal): Promise<void>;
+  /**
+   * Does one row's work and records its result. `signal` is aborted when the runner stops. `span`:
+   * the run's span when tracing is on, the parent of what the run starts, queues or emits.
+   */
+  run(row: Row, signal: AbortSignal, span?: Span): Promise<void>;
   /** Periodic housekeeping before a claim; `now` is the injected clock's time. */
   sweep?(now: Date): Promise<void>;
   /** Rows in flight at most. */
@@ -119,7 +122,7 @@ export function createJobRunner<Row>(deps: JobRunnerDeps<Row>) {
     if (!tracer) return await job.run(row, abortSignal);
     const parent = contextOf(job.traceParent?.(row));
     const attributes = { 'vap.job': job.name, ...job.spanAttributes?.(row) };
-    await inSpan(tracer, `job ${job.name}`, { kind: SpanKind.CONSUMER, parent, attributes }, () => job.run(row, abortSignal));
+    await inSpan(tracer, `job ${job.name}`, { kind: SpanKind.CONSUMER, parent, attributes }, (span) => job.run(row, abortSignal, span));
   }
 
   /** Starts a row in the background of the loop; its end frees a slot and wakes the loop. */

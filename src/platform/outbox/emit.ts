@@ -31,6 +31,11 @@ export interface EmitInput {
   agentOnly?: boolean;
   /** Send only to the tenant webhook (tenant webhook tests). */
   tenantOnly?: boolean;
+  /**
+   * The W3C traceparent of the work emitting the event (a request's WorkspaceContext, a call's or
+   * a job's span): its deliveries join that trace. Absent when tracing is off or did not record.
+   */
+  traceParent?: string | null;
 }
 
 export interface EmittedEvent {

@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Database, Executor } from '../db/schema.ts';
 import { newId } from '../ids.ts';
-import { traceparentOf } from '../telemetry/context.ts';
 import { buildEnvelope, eventTypeInfo } from './catalog.ts';
 import { attemptOffsets } from './retry-policy.ts';
 import type { AgentDestination, EmitInput, EmittedEvent, EventEmitter } from './emit.ts';
@@ -130,8 +129,8 @@ export function createEventEmitter(deps: EmitterDeps) {
 
     const common = {
       event_id: eventId,
-      // The work emitting the event (a request, a call): its delivery joins that trace.
-      trace_parent: traceparentOf(),
+      // The work emitting the event (a request, a call, a job): its delivery joins that trace.
+      trace_parent: input.traceParent ?? null,
       workspace_id: input.workspaceId,
       event_type: input.type,
       agent_id: agentId,

@@ -1,13 +1,14 @@
-import { context, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { type Span, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
-import { contextOf } from './context.ts';
+import { contextOf, traceparentOf } from './context.ts';
 
 // A server span per HTTP request (registered only when tracing is on): named by the route
 // template (`POST /v1/calls/outbound`, never the URL with its ids), with the method, route and
-// status code. An incoming `traceparent` makes it a child of the caller's trace. A recorded span
-// becomes the active context from preHandler on (after the body is read), so whatever the handler
-// starts (a queued call, an emitted event) knows its trace; a read the sampler left out
-// (sampler.ts) enters no context: it would carry nothing.
+// status code. An incoming `traceparent` makes it a child of the caller's trace. A recorded span's
+// own traceparent goes on the request (`request.traceParent`, and the gate copies it onto the
+// request's WorkspaceContext), so that what the handler starts (a queued call, an emitted event)
+// joins its trace; a read the sampler left out (sampler.ts) carries none. No context is entered:
+// an async-hooks context manager would slow every await of the process (docs/decisions.md).
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,20 +17,22 @@ declare module 'fastify' {
 }
 
 export function registerHttpTracing(app: FastifyInstance, tracer: Tracer): void {
+  // Declared up front: every request object keeps one shape, traced or not.
+  app.decorateRequest('otelSpan', undefined);
+  app.decorateRequest('traceParent', undefined);
   app.addHook('onRequest', (request, _reply, done) => {
     const header = request.headers.traceparent;
     const parent = contextOf(typeof header === 'string' ? header : null);
     const route = request.routeOptions.url;
-    request.otelSpan = tracer.startSpan(
+    const span = tracer.startSpan(
       route ? `${request.method} ${route}` : request.method,
       { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, ...(route ? { 'http.route': route } : {}), 'vap.request_id': request.id } },
       parent,
     );
+    request.otelSpan = span;
+    const traceParent = traceparentOf(span);
+    if (traceParent) request.traceParent = traceParent;
     done();
-  });
-  app.addHook('preHandler', (request, _reply, done) => {
-    if (!request.otelSpan?.isRecording()) return done();
-    context.with(trace.setSpan(context.active(), request.otelSpan), done);
   });
   app.addHook('onResponse', (request, reply, done) => {
     const span = request.otelSpan;

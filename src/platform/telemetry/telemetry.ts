@@ -6,8 +6,10 @@ import { createPlatformSampler } from './sampler.ts';
 // is loaded: `tracer` is undefined and every instrumented place skips its span entirely (not even
 // the API's no-op tracer is called on the hot path). On, the SDK is imported here and nowhere
 // else, one tracer provider per app (tests build many apps in one process: none is registered
-// globally), spans batched to the collector over OTLP/HTTP (JSON). Only the async-hooks context
-// manager is global: it carries the active span across awaits, and one serves every app.
+// globally), spans batched to the collector over OTLP/HTTP (JSON). No context manager is
+// registered either: an AsyncLocalStorage once entered keeps V8's promise hooks on for the whole
+// process, a cost every await of every request pays, sampled or not (issue 32). The trace context
+// is passed explicitly instead (context.ts).
 
 export interface TelemetryConfig {
   /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's base URL (traces go to `<endpoint>/v1/traces`). */
@@ -50,15 +52,11 @@ export function tracesUrl(config: TelemetryConfig): string | undefined {
 export async function createTelemetry(config: TelemetryConfig, options: { onError?: (error: unknown) => void } = {}): Promise<Telemetry> {
   const url = tracesUrl(config);
   if (!url) return TRACING_OFF;
-  const [api, sdk, exporter, resources, hooks] = await Promise.all([
-    import('@opentelemetry/api'),
+  const [sdk, exporter, resources] = await Promise.all([
     import('@opentelemetry/sdk-trace-base'),
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
-    import('@opentelemetry/context-async-hooks'),
   ]);
-  // false when a context manager is already registered (another app of this process): it serves both.
-  api.context.setGlobalContextManager(new hooks.AsyncLocalStorageContextManager().enable());
   const provider = new sdk.BasicTracerProvider({
     resource: resources.resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': API_VERSION }),
     sampler: createPlatformSampler(sdk, config.readsRatio),

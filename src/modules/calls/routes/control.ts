@@ -27,7 +27,7 @@ export function callControlRoutes(service: CallsService, present: (row: CallRow)
         config: write,
       },
       async (request, reply) => {
-        const row = await service.placeOutbound(workspaceOf(request).workspaceId, request.body);
+        const row = await service.placeOutbound(workspaceOf(request).workspaceId, request.body, workspaceOf(request).traceParent);
         request.auditResourceId = row.id;
         return reply.code(201).send(present(row) as never);
       },
@@ -92,7 +92,7 @@ export function callControlRoutes(service: CallsService, present: (row: CallRow)
         config: write,
       },
       async (request, reply) => {
-        const row = await service.receiveSandboxCall(workspaceOf(request).workspaceId, request.body);
+        const row = await service.receiveSandboxCall(workspaceOf(request).workspaceId, request.body, workspaceOf(request).traceParent);
         request.auditResourceId = row.id;
         return reply.code(201).send(present(row) as never);
       },
