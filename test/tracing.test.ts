@@ -146,6 +146,18 @@ describe('reads sampled (TRACE_READS_RATIO): every write, call and job traced, r
     const reads = mine.filter((s) => s.name === 'GET /v1/agents/:id');
     assert.deepEqual(reads.map((s) => s.traceId), ['1af7651916cd43dd8448eb211c80319c'], 'only the read of a sampled trace');
   });
+
+  it("a voice session's call joins the trace of the request that created the session", async () => {
+    const user = await signUp(t);
+    const agentId = (await createCallAgent(t, user)).id;
+    const created = await t.request({ method: 'POST', url: '/v1/voice/sessions', ...as(user), payload: { agent_id: agentId, external_user_id: 'u-1' } });
+    assert.equal(created.statusCode, 201, created.body);
+    await t.platform.telemetry.flush();
+    const request = collector.spans.find((s) => s.service === 'vap-sampled' && s.name === 'POST /v1/voice/sessions');
+    assert.ok(request, 'the request span was exported');
+    const row = await t.platform.db.selectFrom('calls').select('trace_parent').where('id', '=', created.json().call_id).executeTakeFirstOrThrow();
+    assert.equal(row.trace_parent?.split('-')[1], request.traceId);
+  });
 });
 
 describe('tracing off (no endpoint)', async () => {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { WorkspaceContext } from '../../platform/auth/access.ts';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import { unauthorized } from '../../platform/errors.ts';
 import { IdParams, ListOf, Nullable } from '../../platform/http/schemas.ts';
@@ -56,21 +57,21 @@ export function voiceRoutes(platform: Platform, service: VoiceService): FastifyP
   const { present, callFigures } = createSessionPresenter(platform, service);
 
   return async (app) => {
-    const create = async (workspaceId: string, body: { agent_id: string; external_user_id?: string; metadata?: Record<string, unknown> }) => {
-      const { row, token } = await service.create(workspaceId, body);
+    const create = async (ctx: WorkspaceContext, body: { agent_id: string; external_user_id?: string; metadata?: Record<string, unknown> }) => {
+      const { row, token } = await service.create(ctx.workspaceId, body, { traceParent: ctx.traceParent });
       return { ...(await present(row)), token };
     };
 
     app.post(
       '/v1/voice/sessions',
       { schema: { operationId: 'createVoiceSession', summary: 'Start a headless voice session with an agent: a media token and where to connect', tags, body: CreateBody, response: { 201: VoiceSessionCreated } }, config: write },
-      async (request, reply) => reply.code(201).send(await create(workspaceOf(request).workspaceId, request.body)),
+      async (request, reply) => reply.code(201).send(await create(workspaceOf(request), request.body)),
     );
 
     app.post(
       '/v1/media/token',
       { schema: { operationId: 'createMediaToken', summary: 'A real-time media token for a browser voice call (a voice session)', tags, body: TokenBody, response: { 201: VoiceSessionCreated } }, config: write },
-      async (request, reply) => reply.code(201).send(await create(workspaceOf(request).workspaceId, request.body)),
+      async (request, reply) => reply.code(201).send(await create(workspaceOf(request), request.body)),
     );
 
     app.get(

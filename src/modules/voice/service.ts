@@ -97,7 +97,12 @@ export function createVoiceService(deps: VoiceDeps) {
    * `builtin`: the session uses the built-in media WebSocket even when LiveKit is configured (the
    * widget's dependency-free script speaks only that protocol).
    */
-  async function create(workspaceId: string, body: { agent_id: string; external_user_id?: string; metadata?: Record<string, unknown> }, options: { builtin?: boolean } = {}) {
+  /** `traceParent`: the creating request's trace, which the session's call joins. */
+  async function create(
+    workspaceId: string,
+    body: { agent_id: string; external_user_id?: string; metadata?: Record<string, unknown> },
+    options: { builtin?: boolean; traceParent?: string | null } = {},
+  ) {
     const room = options.builtin ? undefined : realtime;
     const agent = await requireCallAgent(db, workspaceId, body.agent_id);
     await requireFunds(db, workspaceId, 'start voice sessions');
@@ -124,6 +129,7 @@ export function createVoiceService(deps: VoiceDeps) {
         provider: room ? 'livekit' : 'web',
         metadata: body.metadata ?? {},
         simulation: null,
+        traceParent: options.traceParent ?? null,
       });
       await tx
         .insertInto('voice_sessions')
