@@ -137,7 +137,7 @@ export async function buildApp(
   await platform.gate.ready();
   inputs.phases?.end('platform');
   inputs.instrument?.(app);
-  if (telemetry.tracer) registerHttpTracing(app, telemetry.tracer);
+  if (telemetry.tracer) registerHttpTracing(app, telemetry.tracer, config.telemetry.readsRatio);
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);

@@ -1,13 +1,14 @@
 import { type Span, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import { contextOf, traceparentOf } from './context.ts';
+import { createRequestSampler } from './sampler.ts';
 
 // A server span per HTTP request (registered only when tracing is on): named by the route
 // template (`POST /v1/calls/outbound`, never the URL with its ids), with the method, route and
 // status code. An incoming `traceparent` makes it a child of the caller's trace. A recorded span's
 // own traceparent goes on the request (`request.traceParent`, and the gate copies it onto the
 // request's WorkspaceContext), so that what the handler starts (a queued call, an emitted event)
-// joins its trace; a read the sampler left out (sampler.ts) carries none. No context is entered:
+// joins its trace. A read that starts no trace (sampler.ts) gets no span at all. No context is entered:
 // an async-hooks context manager would slow every await of the process (docs/decisions.md).
 
 declare module 'fastify' {
@@ -16,12 +17,14 @@ declare module 'fastify' {
   }
 }
 
-export function registerHttpTracing(app: FastifyInstance, tracer: Tracer): void {
+export function registerHttpTracing(app: FastifyInstance, tracer: Tracer, readsRatio: number): void {
+  const startsTrace = createRequestSampler(readsRatio);
   // Declared up front: every request object keeps one shape, traced or not.
   app.decorateRequest('otelSpan', undefined);
   app.decorateRequest('traceParent', undefined);
   app.addHook('onRequest', (request, _reply, done) => {
     const header = request.headers.traceparent;
+    if (typeof header !== 'string' && !startsTrace(request.method)) return done();
     const parent = contextOf(typeof header === 'string' ? header : null);
     const route = request.routeOptions.url;
     const span = tracer.startSpan(

@@ -1,34 +1,13 @@
-import { type Attributes, type Context, type Link, type Sampler, type SamplingResult, SpanKind } from '@opentelemetry/api';
-
-// Which traces are recorded when tracing is on (docs/decisions.md, "Tracing: reads sampled").
-// Every call, job, webhook delivery and state-changing request is traced; a read (a GET, HEAD or
-// OPTIONS request that starts a trace) is traced at `readRatio`, by its trace id, so that tracing
-// costs reads almost nothing (bench/README.md, Tracing cost). A span whose parent is known follows
-// its parent's decision: a caller that traces a read sends a sampled `traceparent` and gets it.
+// Which requests start a trace when tracing is on (docs/decisions.md, "Reads are sampled"). Every
+// call, job, webhook delivery and state-changing request is traced; a read (a GET, HEAD or OPTIONS
+// request that arrives without a trace of its own) starts one with probability `readRatio`. The
+// draw comes before any span exists, so a read left out costs a random number and nothing else
+// (bench/README.md, Tracing cost). A request with a `traceparent` follows its caller's decision:
+// the tracer provider's sampler is parent-based (telemetry.ts).
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-interface SamplerKit {
-  AlwaysOnSampler: new () => Sampler;
-  TraceIdRatioBasedSampler: new (ratio: number) => Sampler;
-  ParentBasedSampler: new (config: { root: Sampler }) => Sampler;
-}
-
-/** The root decision: reads by ratio, everything else recorded. */
-function rootSampler(kit: SamplerKit, readRatio: number): Sampler {
-  const always = new kit.AlwaysOnSampler();
-  const reads = new kit.TraceIdRatioBasedSampler(readRatio);
-  return {
-    shouldSample(context: Context, traceId: string, name: string, kind: SpanKind, attributes: Attributes, links: Link[]): SamplingResult {
-      const method = attributes['http.request.method'];
-      const read = kind === SpanKind.SERVER && typeof method === 'string' && READ_METHODS.has(method);
-      return (read ? reads : always).shouldSample(context, traceId, name, kind, attributes, links);
-    },
-    toString: () => `ReadsByRatio{${readRatio}}`,
-  };
-}
-
-/** `kit`: the SDK's samplers (the SDK is loaded only when tracing is on). */
-export function createPlatformSampler(kit: SamplerKit, readRatio: number): Sampler {
-  return new kit.ParentBasedSampler({ root: rootSampler(kit, readRatio) });
+/** Whether a request of `method` that carries no trace starts one. */
+export function createRequestSampler(readRatio: number, random: () => number = Math.random): (method: string) => boolean {
+  return (method) => !READ_METHODS.has(method) || random() < readRatio;
 }

@@ -1,6 +1,5 @@
 import type { Tracer } from '@opentelemetry/api';
 import { API_VERSION } from '../http/openapi.ts';
-import { createPlatformSampler } from './sampler.ts';
 
 // OpenTelemetry tracing, on only when OTEL_EXPORTER_OTLP_ENDPOINT is set. Off, nothing of the SDK
 // is loaded: `tracer` is undefined and every instrumented place skips its span entirely (not even
@@ -24,7 +23,7 @@ export interface TelemetryConfig {
   exportDelayMs: number;
   /** OTEL_EXPORTER_OTLP_TIMEOUT: how long one export may take, its retries included. */
   exportTimeoutMs: number;
-  /** TRACE_READS_RATIO: the share of reads (GET, HEAD, OPTIONS requests) traced; all else is (sampler.ts). */
+  /** TRACE_READS_RATIO: the share of reads (GET, HEAD, OPTIONS requests without a trace) that start one; all else is traced (sampler.ts). */
   readsRatio: number;
 }
 
@@ -59,7 +58,8 @@ export async function createTelemetry(config: TelemetryConfig, options: { onErro
   ]);
   const provider = new sdk.BasicTracerProvider({
     resource: resources.resourceFromAttributes({ 'service.name': config.serviceName, 'service.version': API_VERSION }),
-    sampler: createPlatformSampler(sdk, config.readsRatio),
+    // A span with a parent follows it; a trace starts only where the platform starts one (sampler.ts).
+    sampler: new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() }),
     spanProcessors: [
       new sdk.BatchSpanProcessor(new exporter.OTLPTraceExporter({ url, headers: config.headers, timeoutMillis: config.exportTimeoutMs }), { scheduledDelayMillis: config.exportDelayMs }),
     ],
