@@ -126,7 +126,7 @@ describe('knowledge bases, phone numbers and do-not-call in Chromium', async () 
     await page.getByTestId('source-tally').getByText('4 sources: 3 ready, 1 failed').waitFor();
     const row = (text: string) => page.getByRole('row').filter({ hasText: text });
     await row('returns-policy.md').getByText('ready', { exact: true }).waitFor();
-    await row('Old prices').getByText(/404/).waitFor();
+    await row('Old prices').getByText('returned HTTP 404').waitFor();
     await page.locator('[data-field="Chunks"]').filter({ hasText: /^[1-9]/ }).waitFor();
     await checkPage(page, 'knowledge-base-sources');
 
