@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import net, { type AddressInfo } from 'node:net';
 import { context, createContextKey, ROOT_CONTEXT } from '@opentelemetry/api';
 import { after, describe, it } from 'node:test';
 import { loadConfig } from '../src/config.ts';
@@ -157,6 +159,48 @@ describe('reads sampled (TRACE_READS_RATIO): every write, call and job traced, r
     assert.ok(request, 'the request span was exported');
     const row = await t.platform.db.selectFrom('calls').select('trace_parent').where('id', '=', created.json().call_id).executeTakeFirstOrThrow();
     assert.equal(row.trace_parent?.split('-')[1], request.traceId);
+  });
+});
+
+describe('a request whose client goes away before the answer', async () => {
+  let reachedBody: () => void = () => {};
+  const bodyReached = new Promise<void>((resolve) => {
+    reachedBody = resolve;
+  });
+  // preParsing runs after every onRequest hook (the tracing one among them) and before the body is read.
+  const t = await buildTestApp({
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SERVICE_NAME: 'vap-aborted' },
+    instrument: (bare) =>
+      bare.addHook('preParsing', (request, _reply, payload, done) => {
+        if (request.url === '/v1/agents') reachedBody();
+        done(null, payload);
+      }),
+  });
+
+  it('still ends its span, marked aborted and not as a server error', async () => {
+    const user = await signUp(t);
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as AddressInfo;
+    // The headers of a write and half its body, then the connection is gone.
+    const socket = net.connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(
+      `POST /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${user.accessToken}\r\nX-Workspace-Id: ${user.workspaceId}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 200\r\n\r\n{"name":"half',
+    );
+    await bodyReached;
+    socket.destroy();
+    const aborted = () => collector.spans.find((s) => s.service === 'vap-aborted' && s.name === 'POST /v1/agents' && s.attributes['vap.aborted'] === true);
+    const deadline = Date.now() + 30_000;
+    while (!aborted() && Date.now() < deadline) {
+      await t.platform.telemetry.flush();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const span = aborted();
+    assert.ok(span, 'the aborted request span was exported');
+    assert.equal(span.attributes['http.route'], '/v1/agents');
+    assert.equal(span.statusCode, 0, 'an abort is not a server error');
+    assert.equal(span.attributes['http.response.status_code'], undefined, 'no answer was sent');
   });
 });
 
