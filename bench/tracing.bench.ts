@@ -22,14 +22,23 @@ const CONNECTIONS = 32;
 const WARMUP_MS = 1000;
 const DURATION_MS = 2500;
 const GOAL_CPU_OVERHEAD = 0.05;
-const MODES: TracingMode[] = ['off', 'on', 'on-every-read'];
+const ALL_MODES: TracingMode[] = ['off', 'on', 'on-every-read'];
+// BENCH_TRACING_MODES=off,on leaves the every-read server out: a third more rounds in the same time.
+const MODES = ALL_MODES.filter((mode) => (process.env.BENCH_TRACING_MODES ?? ALL_MODES.join(',')).split(',').includes(mode));
+if (!MODES.includes('off') || !MODES.includes('on')) throw new Error('BENCH_TRACING_MODES must hold off and on');
 const here = import.meta.dirname;
+// BENCH_TRACING_PROFILE=1: every server profiles each run; the share of its CPU inside tracing code.
+const PROFILE = process.env.BENCH_TRACING_PROFILE === '1';
+type ProfileShare = { busy_samples: number; inside_percent: number; gc_percent: number };
 
 /** A child process and its replies, one message at a time. */
 function ask<T>(child: ChildProcess, message: unknown): Promise<T> {
   return new Promise((resolve, reject) => {
-    child.once('message', (reply) => resolve(reply as T));
     child.once('error', reject);
+    child.once('message', (reply) => {
+      child.off('error', reject);
+      resolve(reply as T);
+    });
     if (message !== undefined) child.send(message as object);
   });
 }
@@ -41,11 +50,15 @@ async function startServer(mode: TracingMode, db: string, sink: string) {
     const { cpu: used } = await ask<{ cpu: NodeJS.CpuUsage }>(child, { type: 'cpu' });
     return used.user + used.system;
   };
-  return { mode, ...ready, cpu, close: () => ask(child, { type: 'close' }) };
+  const profile = async (step: 'profile-start' | 'profile-stop') => (await ask<{ profile: ProfileShare | null }>(child, { type: step })).profile;
+  return { mode, ...ready, cpu, profile, close: () => ask(child, { type: 'close' }) };
 }
 
-const loader = fork(path.join(here, 'support/http-load.ts'), { execArgv: ['--import', 'tsx'] });
-async function load(request: LoadRequest): Promise<LoadResult> {
+// One load generator per server: the servers are loaded at the same time, so that whatever else
+// the machine does in a window falls on every mode alike (BENCH_TRACING_SEQUENTIAL=1: in turns).
+const SIMULTANEOUS = process.env.BENCH_TRACING_SEQUENTIAL !== '1';
+const loaders = MODES.map(() => fork(path.join(here, 'support/http-load.ts'), { execArgv: ['--import', 'tsx'] }));
+async function load(loader: ChildProcess, request: LoadRequest): Promise<LoadResult> {
   const reply = await ask<{ result?: LoadResult; error?: string }>(loader, request);
   if (!reply.result) throw new Error(reply.error);
   return reply.result;
@@ -57,25 +70,45 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 const pct = (ratio: number) => Math.round(ratio * 1000) / 10;
+/** The first and third quartiles (the spread of the per-round overheads around their median). */
+const quartiles = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))];
+  return [at(0.25), at(0.75)];
+};
+
+/** A mode's profiles over the rounds: the medians of tracing's share and the collector's, and the samples read. */
+const profileOf = (list: ProfileShare[]) => ({
+  tracing_code_percent: median(list.map((p) => p.inside_percent)),
+  gc_percent: median(list.map((p) => p.gc_percent)),
+  busy_samples: list.reduce((n, p) => n + p.busy_samples, 0),
+});
 
 async function measure(db: string, sink: string) {
   const servers: Array<Awaited<ReturnType<typeof startServer>>> = [];
   for (const mode of MODES) servers.push(await startServer(mode, db, sink));
   type Run = { cpuUs: number; rps: number; p99: number; non200: number };
   const runs = new Map<string, Run[]>();
+  const shares = new Map<string, ProfileShare[]>();
   try {
     for (let round = 0; round < ROUNDS; round++) {
       for (let index = 0; index < servers[0].scenarios.length; index++) {
-        // Each round starts with another server, so that no mode always follows the same one.
-        const order = servers.map((_, i) => servers[(i + round + index) % servers.length]);
-        for (const server of order) {
+        const run = async (server: (typeof servers)[number], loader: ChildProcess) => {
           const own = server.scenarios[index];
+          if (PROFILE) await server.profile('profile-start');
           const before = await server.cpu();
-          const result = await load({ url: server.url, path: own.path, method: own.method, body: own.body, headers: own.headers, connections: CONNECTIONS, warmupMs: WARMUP_MS, durationMs: DURATION_MS });
+          const connections = SIMULTANEOUS ? Math.ceil(CONNECTIONS / servers.length) : CONNECTIONS;
+          const result = await load(loader, { url: server.url, path: own.path, method: own.method, body: own.body, headers: own.headers, connections, warmupMs: WARMUP_MS, durationMs: DURATION_MS });
           const cpuUs = (await server.cpu()) - before;
           const key = `${own.name}|${server.mode}`;
+          if (PROFILE) shares.set(key, [...(shares.get(key) ?? []), (await server.profile('profile-stop')) as ProfileShare]);
           const non200 = Object.entries(result.statuses).filter(([code]) => code !== '200').reduce((n, [, count]) => n + count, 0);
           runs.set(key, [...(runs.get(key) ?? []), { cpuUs: cpuUs / Math.max(1, result.total), rps: result.rps, p99: result.p99Ms, non200 }]);
+        };
+        if (SIMULTANEOUS) await Promise.all(servers.map((server, i) => run(server, loaders[i])));
+        else {
+          // Each round starts with another server, so that no mode always follows the same one.
+          for (const i of servers.keys()) await run(servers[(i + round + index) % servers.length], loaders[0]);
         }
       }
       console.log(`${db}: round ${round + 1} of ${ROUNDS} done (load ${os.loadavg().map((n) => n.toFixed(1)).join(' ')})`);
@@ -90,6 +123,7 @@ async function measure(db: string, sink: string) {
         cpu_us_per_request: Math.round(median(list.map((r) => r.cpuUs))),
         cpu_us_by_round: list.map((r) => Math.round(r.cpuUs)),
         rps: Math.round(median(list.map((r) => r.rps))),
+        ...(PROFILE ? { profile: profileOf(shares.get(`${name}|${mode}`) ?? []) } : {}),
         p99_ms: Math.round(median(list.map((r) => r.p99)) * 10) / 10,
         non_200: list.reduce((n, r) => n + r.non200, 0),
       };
@@ -98,10 +132,11 @@ async function measure(db: string, sink: string) {
     const on = of('on');
     const every = of('on-every-read');
     // Per round, each mode against off in the same round: the overhead's median over rounds.
-    const paired = (mode: TracingMode) => {
+    const pairs = (mode: TracingMode) => {
       const offs = runs.get(`${name}|off`) ?? [];
-      return median((runs.get(`${name}|${mode}`) ?? []).map((r, i) => r.cpuUs / offs[i].cpuUs - 1));
+      return (runs.get(`${name}|${mode}`) ?? []).map((r, i) => r.cpuUs / offs[i].cpuUs - 1);
     };
+    const paired = (mode: TracingMode) => (MODES.includes(mode) ? median(pairs(mode)) : Number.NaN);
     const line = {
       database: db,
       scenario: name,
@@ -109,13 +144,19 @@ async function measure(db: string, sink: string) {
       on,
       on_every_read: every,
       cpu_overhead_on_pct: pct(paired('on')),
+      cpu_overhead_on_pct_by_round: pairs('on').map(pct),
+      cpu_overhead_on_pct_quartiles: quartiles(pairs('on')).map(pct),
       cpu_overhead_every_read_pct: pct(paired('on-every-read')),
       rps_change_on_pct: pct(on.rps / off.rps - 1),
       goal_met: paired('on') <= GOAL_CPU_OVERHEAD && off.non_200 + on.non_200 === 0,
     };
     console.log(
-      `${db.padEnd(8)} ${name.padEnd(42)} CPU/request off ${off.cpu_us_per_request} µs · on ${on.cpu_us_per_request} µs (${line.cpu_overhead_on_pct >= 0 ? '+' : ''}${line.cpu_overhead_on_pct} %) · every read traced ${every.cpu_us_per_request} µs (${line.cpu_overhead_every_read_pct >= 0 ? '+' : ''}${line.cpu_overhead_every_read_pct} %) | rps ${off.rps} / ${on.rps} / ${every.rps}`,
+      `${db.padEnd(8)} ${name.padEnd(42)} CPU/request off ${off.cpu_us_per_request} µs · on ${on.cpu_us_per_request} µs (${line.cpu_overhead_on_pct >= 0 ? '+' : ''}${line.cpu_overhead_on_pct} %, quartiles ${line.cpu_overhead_on_pct_quartiles.join(' / ')} %) · every read traced ${every.cpu_us_per_request} µs (${line.cpu_overhead_every_read_pct >= 0 ? '+' : ''}${line.cpu_overhead_every_read_pct} %) | rps ${off.rps} / ${on.rps} / ${every.rps}`,
     );
+    if (PROFILE) {
+      const share = (mode: TracingMode) => (MODES.includes(mode) ? `${of(mode).profile?.tracing_code_percent} % (GC ${of(mode).profile?.gc_percent} %)` : '-');
+      console.log(`${''.padEnd(51)} CPU inside tracing code, profiled: off ${share('off')} · on ${share('on')} · every read traced ${share('on-every-read')}`);
+    }
     return line;
   });
 }
@@ -136,13 +177,13 @@ async function main() {
       results.push(...(await measure('postgres', sink.url)));
     }
   }
-  loader.kill();
+  for (const loader of loaders) loader.kill();
   if (sink.bytes() === 0) throw new Error('no span reached the sink: tracing was not on');
   const report = {
     benchmark: 'tracing',
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, node: process.version, load_before: loadBefore, load_after: os.loadavg() },
-    setup: { connections: CONNECTIONS, warmup_ms: WARMUP_MS, duration_ms: DURATION_MS, rounds: ROUNDS, modes: MODES, goal: `tracing on (default) ≤ ${GOAL_CPU_OVERHEAD * 100} % CPU per request` },
+    setup: { simultaneous: SIMULTANEOUS, connections: SIMULTANEOUS ? Math.ceil(CONNECTIONS / MODES.length) : CONNECTIONS, warmup_ms: WARMUP_MS, duration_ms: DURATION_MS, rounds: ROUNDS, modes: MODES, goal: `tracing on (default) ≤ ${GOAL_CPU_OVERHEAD * 100} % CPU per request` },
     otlp_bytes_received: sink.bytes(),
     results,
     ...(skipped.length > 0 ? { postgres_skipped: skipped[0] } : {}),

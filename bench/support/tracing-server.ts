@@ -5,6 +5,7 @@
 // agent, tells its parent the scenarios, then answers `cpu` (its process.cpuUsage()) and `close`.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import inspector from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -14,6 +15,7 @@ import { systemClock } from '../../src/platform/clock.ts';
 import { migrateToLatest, openDatabase } from '../../src/platform/db/database.ts';
 import { createLogger } from '../../src/platform/logging.ts';
 import { openBenchPostgres } from './postgres.ts';
+import { insideShare } from './profile.ts';
 
 export type TracingMode = 'off' | 'on' | 'on-every-read';
 
@@ -67,9 +69,27 @@ const scenarios: TracingScenario[] = [
   { name: 'PATCH /v1/agents/{id} (API key, a write)', path: agentPath, method: 'PATCH', body: { name: 'Bench agent' }, headers: { authorization: `Bearer ${key}` } },
 ];
 
+// BENCH_TRACING_PROFILE=1: each run is CPU-profiled in this process (`profile-start`, then
+// `profile-stop` answers the share of its busy samples inside OpenTelemetry and the platform's
+// telemetry code: what tracing itself costs, read in one process, free of the neighbours' noise).
+let profiler: inspector.Session | null = null;
+async function profile(step: 'profile-start' | 'profile-stop') {
+  if (!profiler) {
+    profiler = new inspector.Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.setSamplingInterval', { interval: 250 });
+  }
+  if (step === 'profile-start') return void (await profiler.post('Profiler.start'));
+  const { profile: taken } = await profiler.post('Profiler.stop');
+  if (process.env.BENCH_TRACING_PROFILE_DIR) fs.writeFileSync(path.join(process.env.BENCH_TRACING_PROFILE_DIR, `${mode}-${Date.now()}.cpuprofile`), JSON.stringify(taken));
+  return insideShare(taken, (url) => url.includes('/@opentelemetry/') || url.includes('/src/platform/telemetry/'));
+}
+
 process.send?.({ ready: { url: `http://127.0.0.1:${address.port}`, scenarios } });
-process.on('message', async (message: { type: 'cpu' | 'close' }) => {
+process.on('message', async (message: { type: 'cpu' | 'close' | 'profile-start' | 'profile-stop' }) => {
   if (message.type === 'cpu') return process.send?.({ cpu: process.cpuUsage() });
+  if (message.type === 'profile-start' || message.type === 'profile-stop') return process.send?.({ profile: (await profile(message.type)) ?? null });
   await app.close();
   await store.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
