@@ -130,6 +130,9 @@ describe('config', () => {
     assert.equal(tracesUrl(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://tempo:4318/otlp/v1/traces' }).telemetry), 'http://tempo:4318/otlp/v1/traces');
     assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_HEADERS: 'no-equals-sign' }), (error: unknown) => error instanceof ConfigError && error.variable === 'OTEL_EXPORTER_OTLP_HEADERS');
     assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://collector:4317' }), ConfigError);
+    assert.equal(on.protocol, 'http/protobuf', 'OTLP/HTTP protobuf by default');
+    assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).telemetry.protocol, 'http/json');
+    assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), (error: unknown) => error instanceof ConfigError && error.variable === 'OTEL_EXPORTER_OTLP_PROTOCOL');
     assert.equal(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat, 'pretty');
     assert.equal(loadConfig({}).logFormat, 'auto');
   });

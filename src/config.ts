@@ -191,6 +191,8 @@ export function loadConfig(env: Env = process.env) {
       serviceName: str(env, 'OTEL_SERVICE_NAME', 'voice-agent-platform'),
       exportDelayMs: int(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000, 1, 600_000),
       exportTimeoutMs: int(env, 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000, 1, 600_000),
+      // OTLP/HTTP's default encoding is protobuf (the OpenTelemetry specification); JSON on request.
+      protocol: oneOf(env, 'OTEL_EXPORTER_OTLP_PROTOCOL', ['http/protobuf', 'http/json'] as const, 'http/protobuf'),
       readsRatio: decimal(env, 'TRACE_READS_RATIO', 0.1, 0, 1),
     },
     auth: {

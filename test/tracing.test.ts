@@ -52,6 +52,7 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)', async () => {
     assert.equal(request.kind, 2, 'a server span');
     assert.equal(request.attributes['http.route'], '/v1/calls/outbound');
     assert.equal(request.service, 'vap-test');
+    assert.equal(request.encoding, 'protobuf', 'OTLP/HTTP protobuf by default, as the specification says');
     const trace = collector.spans.filter((s) => s.traceId === request.traceId);
     const byId = new Map(trace.map((s) => [s.spanId, s]));
     const parentOf = (span: ReceivedSpan) => (span.parentSpanId ? byId.get(span.parentSpanId) : undefined);
@@ -201,6 +202,22 @@ describe('a request whose client goes away before the answer', async () => {
     assert.equal(span.attributes['http.route'], '/v1/agents');
     assert.equal(span.statusCode, 0, 'an abort is not a server error');
     assert.equal(span.attributes['http.response.status_code'], undefined, 'no answer was sent');
+  });
+});
+
+describe('OTEL_EXPORTER_OTLP_PROTOCOL=http/json', async () => {
+  const t = await buildTestApp({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SERVICE_NAME: 'vap-json', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } });
+
+  it('exports the same spans in the JSON encoding; another protocol is refused at start', async () => {
+    const user = await signUp(t);
+    await createCallAgent(t, user);
+    await t.platform.telemetry.flush();
+    const write = collector.spans.find((s) => s.service === 'vap-json' && s.name === 'POST /v1/agents');
+    assert.ok(write, 'the write was exported');
+    assert.equal(write.encoding, 'json');
+    assert.equal(write.attributes['http.response.status_code'], 201);
+    assert.match(write.traceId, /^[0-9a-f]{32}$/);
+    assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), /OTEL_EXPORTER_OTLP_PROTOCOL/);
   });
 });
 
