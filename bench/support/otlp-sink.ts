@@ -22,14 +22,18 @@ export async function tracingEnv(): Promise<{ env: Record<string, string>; spans
   };
 }
 
-/** The sink alone: its base URL, the bytes of OTLP JSON it received (a sign that spans flowed). */
+/** The sink alone: its base URL, the bytes of OTLP it received (a sign that spans flowed). */
 export async function startOtlpSink(): Promise<{ url: string; bytes: () => number; close: () => Promise<void> }> {
   let bytes = 0;
   const server = http.createServer((req, res) => {
     req.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
     });
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    // An empty ExportTraceServiceResponse in the request's encoding (protobuf: no bytes at all).
+    req.on('end', () => {
+      if (String(req.headers['content-type']).startsWith('application/json')) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
