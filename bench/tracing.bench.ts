@@ -78,9 +78,10 @@ const quartiles = (values: number[]) => {
 };
 
 /** A mode's profiles over the rounds: the medians of tracing's share and the collector's, and the samples read. */
+const round2 = (n: number) => Math.round(n * 100) / 100;
 const profileOf = (list: ProfileShare[]) => ({
-  tracing_code_percent: median(list.map((p) => p.inside_percent)),
-  gc_percent: median(list.map((p) => p.gc_percent)),
+  tracing_code_percent: round2(median(list.map((p) => p.inside_percent))),
+  gc_percent: round2(median(list.map((p) => p.gc_percent))),
   busy_samples: list.reduce((n, p) => n + p.busy_samples, 0),
 });
 
