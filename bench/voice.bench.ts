@@ -13,8 +13,9 @@
 // 80 ms apart (BENCH_ARRIVAL_MS), so 50 callers' turns are spread as independent callers' are; each
 // level above one call runs again with arrivals 20 ms apart (every turn of 50 calls ends within
 // the same second: the worst case, reported beside it).
-// BENCH_MODE=realtime measures a speech-to-speech agent instead (issue 31): the caller's audio goes
-// to a fake OpenAI Realtime server whose own time to first audio is 300 ms; the floor, measured in
+// BENCH_MODE=realtime measures a speech-to-speech agent instead (issue 31): the caller's mu-law goes
+// as it is (audio/pcmu) to a fake OpenAI Realtime server whose own time to first audio is 300 ms,
+// and the model's mu-law back to the Twilio socket; the floor (PCM, one session at a time), measured in
 // the same run through the same adapter, is that model's time from hearing the turn end to its
 // first audio; the platform's latency is from the model's end of turn to the first frame on the
 // Twilio socket. Results in results/voice-realtime.json.
@@ -327,7 +328,7 @@ async function main() {
     goal: `latency p95 ≤ baseline floor + ${GOAL_OVERHEAD_MS} ms`,
     levels,
     note: REALTIME
-      ? 'One 2-core machine runs the platform, the far end (fake Twilio with its callers; the fake Realtime model: two worker threads) and the database. The model hears the turn end itself (500 ms of silence) and its first audio comes 300 ms later; the floor is that time measured through the adapter in the same run, the latency the platform adds the rest of the way to the Twilio socket.'
+      ? 'One 2-core machine runs the platform, the far end (fake Twilio with its callers; the fake Realtime model: two worker threads) and the database. Twilio\'s mu-law goes to the model and back as it is (audio/pcmu both ways: no decoding or resampling on the frame path). The model hears the turn end itself (500 ms of silence) and its first audio comes 300 ms later; the floor is that time measured through the adapter in the same run, the latency the platform adds the rest of the way to the Twilio socket.'
       : 'One 2-core machine runs the platform, the far end (fake Twilio with its callers; the STT, LLM and TTS fakes: two worker threads) and the database. ' +
       'The caller\'s words go to STT at a 250 ms pause (STT_EARLY_TRANSCRIPT_MS), half-way through the 500 ms of silence that ends the turn, so the 80 ms STT round trip is over before the turn ends (stt_ms: the wait after it, 0 here) and the turn latency falls below the sequential floor. ' +
       'With BENCH_EARLY_TRANSCRIPT_MS=0 (STT asked at the turn\'s end, as the floor assumes), 50 calls: p95 729 ms with spread arrivals (+33 ms over the floor), 767 ms in lockstep (+64 ms): what is left is queueing on the shared cores while 50 turns end together (every stage 10-45 ms above its p50, both event loops at p99 ~20 ms), not one slow step.',

@@ -1,6 +1,22 @@
 // The media port: one live audio connection between the runtime and the far end, PCM16 mono 16 kHz
 // in frames of 20 ms (adapters convert at the edge). Implemented by the telephony adapters (Twilio
 // Media Streams, the sandbox's in-memory pair), the built-in media WebSocket and the LiveKit bridge.
+// A carrier whose media is G.711 μ-law also offers it as it comes (`mulaw`), for a stage that takes
+// that codec itself (a speech model): no decoding or resampling on the frame path.
+
+/** The audio a call's stages take and give: PCM16 16 kHz frames, or the transport's own μ-law 8 kHz. */
+export type AudioCodec = 'pcm16' | 'mulaw';
+
+/** The transport's own G.711 μ-law, 8 kHz mono: 160 bytes a 20 ms frame. */
+export interface MulawMedia {
+  /**
+   * Registers the receiver of the caller's μ-law as the far end sent it. Taken instead of `onFrame`:
+   * once it is registered the stream decodes nothing (and `onFrame`'s listener is not called).
+   */
+  onAudio(listener: (mulaw: Uint8Array) => void): void;
+  /** Writes one agent frame of μ-law (160 bytes), as `MediaStream.send` writes PCM. */
+  send(frame: Uint8Array, delayMs?: number): boolean;
+}
 
 /** Why the far end closed the media: the caller hung up, or the transport failed. */
 export type MediaCloseReason = { kind: 'hangup' } | { kind: 'error'; message: string };
@@ -30,6 +46,8 @@ export interface MediaStream {
    * `clear` drops those not yet written. The event loop's pauses then cost the audio nothing.
    */
   readonly leadMs?: number;
+  /** Set when the transport's media is G.711 μ-law (a carrier's): the audio as it comes, both ways. */
+  readonly mulaw?: MulawMedia;
   /** Tells the far end that the agent's audio up to here belongs to `name` (Twilio `mark`). */
   mark(name: string): void;
   /** Stops playback of what was sent and not yet played (barge-in; Twilio `clear`). */

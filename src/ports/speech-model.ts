@@ -2,7 +2,10 @@
 // hears the caller and speaks the agent's reply itself (OpenAI's Realtime API, or a self-hosted
 // server that speaks it), and streaming recognition (one session per call, interim and final
 // results) in place of one request per utterance. Audio crosses these ports as the runtime's PCM16
-// mono 16 kHz; adapters convert at the edge. Nothing here knows a vendor.
+// mono 16 kHz (adapters convert at the edge), or, for a speech model on a carrier whose media is
+// G.711 μ-law, as that μ-law at 8 kHz both ways (`codec: 'mulaw'`): the model takes the caller's
+// bytes as the carrier sent them and gives bytes the carrier plays. Nothing here knows a vendor.
+import type { AudioCodec } from './media.ts';
 
 /** A function the model may call: the agent's own functions, knowledge search, transfer, end call. */
 export interface SpeechModelTool {
@@ -23,6 +26,11 @@ export interface SpeechModelSessionOptions {
   turnEndSilenceMs: number;
   /** Whether the model cancels its own response when the caller starts speaking (default true). */
   interruptResponse?: boolean;
+  /**
+   * The audio both ways (default `pcm16`): `mulaw` sends the caller's audio with `sendMulaw` and
+   * reports the agent's as `audio_mulaw` events; a `pcm16` session uses `sendAudio` and `audio`.
+   */
+  codec?: AudioCodec;
   signal?: AbortSignal;
 }
 
@@ -39,6 +47,8 @@ export type SpeechModelEvent =
   | { type: 'response_started'; responseId: string }
   /** The agent's speech, PCM16 16 kHz. */
   | { type: 'audio'; responseId: string; itemId: string; pcm: Int16Array }
+  /** The agent's speech in a `mulaw` session: G.711 μ-law 8 kHz, as the model sent it. */
+  | { type: 'audio_mulaw'; responseId: string; itemId: string; mulaw: Uint8Array }
   /** The words of the agent's speech: the text so far, then (`final`) the whole item. */
   | { type: 'agent_transcript'; responseId: string; itemId: string; text: string; final: boolean }
   /** The model asks for a tool; answer with `functionResult`. */
@@ -53,6 +63,8 @@ export interface SpeechModelSession {
   onEvent(listener: (event: SpeechModelEvent) => void): void;
   /** The caller's audio, PCM16 16 kHz, any length. Returns false when the link is over its bound (the audio is dropped). */
   sendAudio(pcm: Int16Array): boolean;
+  /** The caller's μ-law 8 kHz as the transport gave it (a `mulaw` session). Returns false as `sendAudio` does. */
+  sendMulaw(mulaw: Uint8Array): boolean;
   /** Asks for a response now: with `instructions`, for this response only (the first message). */
   respond(instructions?: string): void;
   /** A line the caller typed (the media WebSocket's text), added to the conversation and answered. */

@@ -56,6 +56,9 @@ export interface SessionObserver {
 export interface RecorderSink {
   addCaller(atMs: number, frame: Int16Array): void;
   addAgent(atMs: number, frame: Int16Array): void;
+  /** A call whose audio stays the carrier's μ-law 8 kHz: recorded as it is, decoded when taken. */
+  addCallerMulaw(atMs: number, mulaw: Uint8Array): void;
+  addAgentMulaw(atMs: number, frame: Uint8Array): void;
 }
 
 /** Nearest-rank percentile of sorted values. */

@@ -1,4 +1,5 @@
 import { FRAME_MS, FRAME_SAMPLES } from '../platform/audio/frames.ts';
+import { MULAW_FRAME_BYTES, MULAW_SILENCE } from '../platform/audio/mulaw.ts';
 import { framePacerOf } from './frame-pacer.ts';
 import type { RuntimeClock } from '../ports/clock.ts';
 import type { MediaStream } from '../ports/media.ts';
@@ -9,6 +10,14 @@ import type { MediaStream } from '../ports/media.ts';
 // frame of a reply leaves at once; the rest on the beat every call on the clock shares (frame-pacer.ts).
 // A transport that plays frames at their time itself (MediaStream.leadMs) is handed them that far
 // ahead, each with its delay; a clear un-counts those it dropped before they were due.
+// Audio is PCM16 16 kHz (320 samples a frame, written with `send`), or the transport's own μ-law
+// 8 kHz (160 bytes a frame, written through `stream.mulaw`) for a call that passes it through.
+
+/** Agent audio as queued: PCM16 16 kHz, or μ-law 8 kHz (a transport with `mulaw`). */
+export type AgentAudio = Int16Array | Uint8Array;
+
+/** Elements of `audio` in one 20 ms frame. */
+export const frameLength = (audio: AgentAudio) => (audio instanceof Uint8Array ? MULAW_FRAME_BYTES : FRAME_SAMPLES);
 
 export interface SpokenSegment {
   text: string;
@@ -20,7 +29,7 @@ export interface SpeakerDeps {
   clock: RuntimeClock;
   stream: MediaStream;
   /** Every frame written, with the clock time it was written at (the recorder). */
-  onFrame?: (frame: Int16Array, atMs: number) => void;
+  onFrame?: (frame: AgentAudio, atMs: number) => void;
   /** The transport refused a frame (over its bound): the peer is too slow. */
   onOverflow?: () => void;
   /** Bound on queued audio, in frames (default 5 minutes). */
@@ -28,7 +37,7 @@ export interface SpeakerDeps {
 }
 
 interface QueuedSegment extends SpokenSegment {
-  pcm: Int16Array;
+  audio: AgentAudio;
   /** Due time of the last frame handed over. */
   lastDue: number;
 }
@@ -55,14 +64,16 @@ export function createSpeaker(deps: SpeakerDeps) {
     return queue[0];
   }
 
-  function frameOf(segment: QueuedSegment, index: number): Int16Array {
-    const start = index * FRAME_SAMPLES;
-    const frame = segment.pcm.subarray(start, start + FRAME_SAMPLES);
-    if (frame.length === FRAME_SAMPLES) return frame;
-    const padded = new Int16Array(FRAME_SAMPLES);
+  function frameOf(segment: QueuedSegment, index: number): AgentAudio {
+    const size = frameLength(segment.audio);
+    const frame = segment.audio.subarray(index * size, (index + 1) * size);
+    if (frame.length === size) return frame;
+    const padded = frame instanceof Uint8Array ? new Uint8Array(size).fill(MULAW_SILENCE) : new Int16Array(size);
     padded.set(frame);
     return padded;
   }
+
+  const write = (frame: AgentAudio, delayMs: number | undefined) => (frame instanceof Uint8Array ? (stream.mulaw?.send(frame, delayMs) ?? false) : stream.send(frame, delayMs));
 
   /** Writes every frame due by now (at high simulated speed several per beat); false once played out. */
   function step(): boolean {
@@ -77,7 +88,7 @@ export function createSpeaker(deps: SpeakerDeps) {
       queuedFrames--;
       segment.lastDue = nextDue;
       if (nextDue > now && ahead.at(-1) !== segment) ahead.push(segment);
-      if (!stream.send(frame, lead > 0 ? (nextDue - now) * clock.scale : undefined)) {
+      if (!write(frame, lead > 0 ? (nextDue - now) * clock.scale : undefined)) {
         pacing = false;
         deps.onOverflow?.();
         return false;
@@ -96,13 +107,14 @@ export function createSpeaker(deps: SpeakerDeps) {
 
   return {
     /**
-     * Queues one segment's audio (PCM16 16 kHz). Answers the segment, whose `played` counts the
-     * frames written as they go, or null when the bound is reached.
+     * Queues one segment's audio (PCM16 16 kHz, or μ-law when the transport has it). Answers the
+     * segment, whose `played` counts the frames written as they go, or null when the bound is reached.
      */
-    enqueue(text: string, pcm: Int16Array): SpokenSegment | null {
-      const frames = Math.ceil(pcm.length / FRAME_SAMPLES);
+    enqueue(text: string, audio: AgentAudio): SpokenSegment | null {
+      if (audio instanceof Uint8Array && !stream.mulaw) throw new Error('the transport takes no μ-law audio');
+      const frames = Math.ceil(audio.length / frameLength(audio));
       if (queuedFrames + frames > maxQueued) return null;
-      const segment: QueuedSegment = { text, pcm, frames, played: 0, lastDue: 0 };
+      const segment: QueuedSegment = { text, audio, frames, played: 0, lastDue: 0 };
       if (frames === 0) return segment;
       queue.push(segment);
       queuedFrames += frames;

@@ -95,6 +95,18 @@ describe('a speech-to-speech call (OpenAI Realtime protocol)', () => {
     assert.equal(c.seen.hangups, 1);
   });
 
+  it('a transport without mu-law (the media pair of the sandbox and tests): PCM with the model, 24 kHz both ways', async () => {
+    fake.reply(sayExactly);
+    const c = startCall();
+    await waitFor(() => c.said('agent').length === 1);
+    const update = fake.connections.at(-1)?.received[0];
+    const audio = update?.type === 'session.update' && update.session.type === 'realtime' ? update.session.audio : undefined;
+    assert.deepEqual([audio?.input?.format, audio?.output?.format], [{ type: 'audio/pcm', rate: 24000 }, { type: 'audio/pcm', rate: 24000 }]);
+    assert.ok(c.seen.agentFrames > 0);
+    c.call.end('api_hangup');
+    assert.equal((await c.outcome).endReason, 'api_hangup');
+  });
+
   it('barge-in: the caller talks over the agent for barge_in_min_ms; playback cleared, the model told what was heard, the words kept', async () => {
     fake.reply(sayExactly);
     fake.hear('Stop, I want a table');

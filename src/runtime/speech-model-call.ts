@@ -9,7 +9,9 @@ import { modelStages } from './pipeline/model-stages.ts';
 
 // One live call whose agent thinks in speech (`llm.provider: "openai-realtime"`): the call shell
 // with the model's stages (pipeline/model-stages.ts). Same interface and outcome as
-// createCallSession; no HTTP, no SQL, no vendor.
+// createCallSession; no HTTP, no SQL, no vendor. A transport that carries G.711 μ-law (a carrier's
+// media stream: `stream.mulaw`) has its μ-law go to the model and back as it is, with no decoding
+// or resampling on the frame path; every other transport speaks PCM16 16 kHz to it.
 
 export interface SpeechModelCallDeps {
   clock: RuntimeClock;
@@ -26,5 +28,6 @@ export interface SpeechModelCallDeps {
 }
 
 export function createSpeechModelCall(deps: SpeechModelCallDeps) {
-  return createCallPipeline(deps, (shell) => modelStages(shell, deps));
+  const codec = deps.media.stream.mulaw ? 'mulaw' : 'pcm16';
+  return createCallPipeline({ ...deps, codec }, (shell) => modelStages(shell, deps));
 }

@@ -57,4 +57,23 @@ describe('a speech-to-speech agent in a voice session (media WebSocket)', () => 
     assert.equal(fake.connections.at(-1)?.session().audio.output.voice, 'coral');
     assert.ok(fake.connections.at(-1)?.received.some((e) => e.type === 'conversation.item.truncate'), 'the model is told what was heard');
   });
+
+  it('stays PCM on the media WebSocket (no mu-law there): the model is asked for 24 kHz PCM both ways, the browser gets PCM16 frames', async () => {
+    const user = await signUp(t);
+    const agent = await createCallAgent(t, user, { llm: { provider: 'openai-realtime' } });
+    fake.reset();
+    fake.reply(sayExactly);
+    const opened = fake.connections.length;
+    const res = await t.request({ method: 'POST', url: '/v1/voice/sessions', ...as(user), payload: { agent_id: agent.id, external_user_id: 'user-8' } });
+    assert.equal(res.statusCode, 201, res.body);
+    const created = res.json();
+    const client = connectMedia(port, created.token);
+    await client.opened;
+    await client.until(() => transcriptLines(client.messages, 'agent').length === 1 && client.audio() > 0, 'the greeting');
+    const update = fake.connections[opened]?.received[0];
+    const audio = update?.type === 'session.update' && update.session.type === 'realtime' ? update.session.audio : undefined;
+    assert.deepEqual([audio?.input?.format, audio?.output?.format], [{ type: 'audio/pcm', rate: 24000 }, { type: 'audio/pcm', rate: 24000 }]);
+    assert.equal((await t.request({ method: 'POST', url: `/v1/voice/sessions/${created.id}/end`, ...as(user) })).statusCode, 200);
+    assert.equal(await client.closed, 1000);
+  });
 });

@@ -115,6 +115,15 @@ export function pcmFromBase64(delta: string): Int16Array {
 }
 
 export const pcmToBase64 = (pcm: Int16Array) => Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).toString('base64');
+export const bytesToBase64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+
+/** Bytes (μ-law) from a base64 audio delta, in memory of their own (not a slice of Buffer's shared pool: the recording keeps them). */
+export function bytesFromBase64(delta: string): Uint8Array {
+  const decoded = Buffer.from(delta, 'base64');
+  const bytes = new Uint8Array(decoded.length);
+  bytes.set(decoded);
+  return bytes;
+}
 
 /** The caller's side of a session, as both kinds of session report it. */
 export type CallerEvent =

@@ -1,13 +1,16 @@
 import { SAMPLE_RATE } from '../../platform/audio/frames.ts';
 import { loadResamplers, type Resampler } from '../../platform/audio/resample.ts';
+import type { AudioCodec } from '../../ports/media.ts';
 import type { SpeechModel, SpeechModelEvent, SpeechModelSession, SpeechModelSessionOptions } from '../../ports/speech-model.ts';
 import { languageCode } from '../../platform/text.ts';
-import { callerEvents, openRealtimeLink, pcmFromBase64, pcmToBase64, type RealtimeLink, type RealtimeLinkConfig } from './link.ts';
+import { bytesFromBase64, bytesToBase64, callerEvents, openRealtimeLink, pcmFromBase64, pcmToBase64, type RealtimeLink, type RealtimeLinkConfig } from './link.ts';
 
 // A speech-to-speech agent's brain over the OpenAI Realtime API (`llm.provider: "openai-realtime"`):
 // the caller's audio goes to the model as it comes (PCM16 24 kHz), the model's own server VAD ends
 // the caller's turn and interrupts its response when the caller speaks, and its audio, transcript,
-// function calls and usage come back as SpeechModelEvents in the runtime's 16 kHz.
+// function calls and usage come back as SpeechModelEvents in the runtime's 16 kHz. A `mulaw`
+// session asks for G.711 μ-law at 8 kHz both ways (the GA protocol's `audio/pcmu`): the carrier's
+// bytes go to the model and the model's come back untouched, with no resampler at all.
 
 export interface OpenAiRealtimeConfig extends RealtimeLinkConfig {
   /** `gpt-realtime` unless the agent names another. */
@@ -17,7 +20,7 @@ export interface OpenAiRealtimeConfig extends RealtimeLinkConfig {
 }
 
 const RATE = 24_000 as const;
-const format = { type: 'audio/pcm', rate: RATE } as const;
+const formatOf = (codec: AudioCodec | undefined) => (codec === 'mulaw' ? ({ type: 'audio/pcmu' } as const) : ({ type: 'audio/pcm', rate: RATE } as const));
 
 export function createOpenAiRealtime(config: OpenAiRealtimeConfig): SpeechModel {
   return {
@@ -25,12 +28,13 @@ export function createOpenAiRealtime(config: OpenAiRealtimeConfig): SpeechModel 
     async open(options) {
       const resampler = await loadResamplers();
       const link = await openRealtimeLink(config, { model: config.model }, sessionOf(config, options), options.signal);
-      return speechSession(link, resampler);
+      return speechSession(link, resampler, options.codec ?? 'pcm16');
     },
   };
 }
 
 function sessionOf(config: OpenAiRealtimeConfig, options: SpeechModelSessionOptions) {
+  const format = formatOf(options.codec);
   return {
     type: 'realtime' as const,
     instructions: options.instructions,
@@ -78,8 +82,9 @@ function agentItems(resampler: (fromRate: number, toRate: number) => Resampler) 
   };
 }
 
-function speechSession(link: RealtimeLink, resampler: (fromRate: number, toRate: number) => Resampler): SpeechModelSession {
-  const upsample = resampler(SAMPLE_RATE, RATE);
+function speechSession(link: RealtimeLink, resampler: (fromRate: number, toRate: number) => Resampler, codec: AudioCodec): SpeechModelSession {
+  // Made on the first PCM audio: a μ-law session has none.
+  let upsample: Resampler | null = null;
   let listener: (event: SpeechModelEvent) => void = () => undefined;
   const emit = (event: SpeechModelEvent) => listener(event);
   const items = agentItems(resampler);
@@ -96,6 +101,7 @@ function speechSession(link: RealtimeLink, resampler: (fromRate: number, toRate:
         activeResponse = event.response.id ?? null;
         return emit({ type: 'response_started', responseId: event.response.id ?? '' });
       case 'response.output_audio.delta':
+        if (codec === 'mulaw') return emit({ type: 'audio_mulaw', responseId: event.response_id, itemId: event.item_id, mulaw: bytesFromBase64(event.delta) });
         return emit({ type: 'audio', responseId: event.response_id, itemId: event.item_id, pcm: items.pcm(event.item_id, event.delta) });
       case 'response.output_audio_transcript.delta':
         return emit({ type: 'agent_transcript', responseId: event.response_id, itemId: event.item_id, text: items.text(event.item_id, event.delta), final: false });
@@ -118,7 +124,7 @@ function speechSession(link: RealtimeLink, resampler: (fromRate: number, toRate:
   });
   link.onClose((reason) => {
     closed = true;
-    upsample.close();
+    upsample?.close();
     items.finishAll();
     emit({ type: 'closed', reason });
   });
@@ -127,7 +133,12 @@ function speechSession(link: RealtimeLink, resampler: (fromRate: number, toRate:
     onEvent: (next) => {
       listener = next;
     },
-    sendAudio: (pcm) => !closed && link.sendBounded({ type: 'input_audio_buffer.append', audio: pcmToBase64(upsample.process(pcm)) }),
+    sendAudio: (pcm) => {
+      if (closed) return false;
+      upsample ??= resampler(SAMPLE_RATE, RATE);
+      return link.sendBounded({ type: 'input_audio_buffer.append', audio: pcmToBase64(upsample.process(pcm)) });
+    },
+    sendMulaw: (mulaw) => !closed && link.sendBounded({ type: 'input_audio_buffer.append', audio: bytesToBase64(mulaw) }),
     respond: (instructions) => link.send({ type: 'response.create', response: instructions ? { instructions } : {} }),
     sendText: (text) => {
       link.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } });

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import alawmulaw from 'alawmulaw';
 import { createBuiltinTts } from '../../providers/tts/builtin.ts';
 import { FRAME_SAMPLES, SAMPLE_RATE, splitFrames } from '../../platform/audio/frames.ts';
-import { createCallRecorder } from './recorder.ts';
+import { mulawToPcm16k } from '../../platform/audio/mulaw.ts';
+import { createCallRecorder, mixInto } from './recorder.ts';
 import { createResampler, resamplePcm16 } from '../../platform/audio/resample.ts';
 import { createVoiceActivityDetector } from './vad.ts';
 
@@ -40,6 +42,30 @@ describe('runtime audio', () => {
     const down = Int16Array.from(chunks.flatMap((c) => [...c]));
     assert.ok(Math.abs(down.length - 8000) < 400, `${down.length} samples`);
     assert.deepEqual(await resamplePcm16(at8k, 8000, 8000), at8k);
+  });
+
+  it('the recorder keeps a mu-law call as it came and decodes it to 16 kHz when taken: both sides, at once or block by block', () => {
+    const recorder = createCallRecorder({ maxDurationMs: 30_000 });
+    const caller = alawmulaw.mulaw.encode(tone(300, 8000, 12));
+    const agent = alawmulaw.mulaw.encode(tone(500, 8000, 1));
+    for (let f = 0; f * 160 < caller.length; f++) recorder.addCallerMulaw(f * 20, caller.subarray(f * 160, (f + 1) * 160));
+    for (let f = 0; f * 160 < agent.length; f++) recorder.addAgentMulaw(2000 + f * 20, agent.subarray(f * 160, (f + 1) * 160));
+    const pcm = recorder.pcm();
+    assert.equal(pcm.length, 12 * SAMPLE_RATE);
+    const heard = mulawToPcm16k(caller);
+    assert.deepEqual(pcm.subarray(0, 2 * SAMPLE_RATE), heard.subarray(0, 2 * SAMPLE_RATE));
+    assert.ok(Math.abs(zeroCrossings(pcm.subarray(0, SAMPLE_RATE)) - 600) < 10, 'the caller at its pitch');
+    const both = heard.slice(2 * SAMPLE_RATE, 3 * SAMPLE_RATE);
+    mixInto(both, mulawToPcm16k(agent));
+    assert.deepEqual(pcm.subarray(2 * SAMPLE_RATE, 3 * SAMPLE_RATE), both, 'the agent mixed in at its offset');
+    const blocks = [0, 1].map((index) => {
+      const block = recorder.trackBlock('caller', index);
+      mixInto(block, recorder.trackBlock('agent', index));
+      return Array.from(block);
+    });
+    assert.deepEqual(Int16Array.from(blocks.flat()), pcm);
+    recorder.release();
+    assert.equal(recorder.pcm().length, 0);
   });
 
   it('the recorder mixes both sides at their offsets on one bounded track', () => {

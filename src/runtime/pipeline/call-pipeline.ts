@@ -1,4 +1,5 @@
 import type { RuntimeClock, RuntimeTimer } from '../../ports/clock.ts';
+import type { AudioCodec } from '../../ports/media.ts';
 import type { CallMedia } from '../../ports/telephony.ts';
 import type { After } from '../agent-turn.ts';
 import type { CallAgent } from '../call-agent.ts';
@@ -14,6 +15,9 @@ import { callRules } from './call-rules.ts';
 // hang-up rule — and the stages plugged into it: turn-taking, recognition, response, speech
 // (cascade: VAD → STT → engine → TTS; speech-to-speech: the model hears, thinks and speaks).
 // Barge-in, a machine answering, a transfer and the end are signals every stage handles.
+// The caller's audio comes as PCM16 16 kHz frames, or — a call whose stages take the transport's
+// own μ-law (`codec: 'mulaw'`, a speech model on a carrier) — as that μ-law, untouched: the shell
+// then records it as it is and the speaker writes μ-law frames.
 
 export { STILL_THERE_PROMPT } from './call-rules.ts';
 export type { CallEnd } from './call-end.ts';
@@ -33,6 +37,8 @@ export type CallSignal =
 export interface CallStage {
   /** One caller frame at clock time `atMs`, on the frame path: synchronous and cheap. */
   frame?(frame: Int16Array, atMs: number): void;
+  /** The caller's μ-law as the transport gave it, in place of `frame` on a `mulaw` call. */
+  mulaw?(mulaw: Uint8Array, atMs: number): void;
   signal?(signal: CallSignal): void;
 }
 
@@ -55,12 +61,16 @@ export interface PipelineDeps {
   agent: CallAgent;
   observer: SessionObserver;
   recorder?: RecorderSink;
+  /** `mulaw`: the stages take and give the transport's own μ-law (only when its stream has `mulaw`). */
+  codec?: AudioCodec;
 }
 
 /** What a stage may use of the call. */
 export interface CallShell {
   readonly clock: RuntimeClock;
   readonly media: CallMedia;
+  /** The audio the stages take and give (`mulaw` only on a transport that has it). */
+  readonly codec: AudioCodec;
   readonly agent: CallAgent;
   readonly observer: SessionObserver;
   readonly speaker: Speaker;
@@ -98,12 +108,21 @@ export interface CallShell {
 /** The transport's listeners: caller frames to the recorder and the stages, typed text, DTMF, a machine, the close. */
 function listen(shell: CallShell, parts: PipelineParts, ending: CallEnding, deps: PipelineDeps & { machine(): void }) {
   const { stream } = shell.media;
-  stream.onFrame((frame) => {
-    if (ending.ended) return;
-    const at = shell.clock.now();
-    deps.recorder?.addCaller(ending.since(at), frame);
-    for (const stage of parts.stages) stage.frame?.(frame, at);
-  });
+  if (shell.codec === 'mulaw' && stream.mulaw) {
+    stream.mulaw.onAudio((mulaw) => {
+      if (ending.ended) return;
+      const at = shell.clock.now();
+      deps.recorder?.addCallerMulaw(ending.since(at), mulaw);
+      for (const stage of parts.stages) stage.mulaw?.(mulaw, at);
+    });
+  } else {
+    stream.onFrame((frame) => {
+      if (ending.ended) return;
+      const at = shell.clock.now();
+      deps.recorder?.addCaller(ending.since(at), frame);
+      for (const stage of parts.stages) stage.frame?.(frame, at);
+    });
+  }
   stream.onText?.((text) => {
     if (!ending.ended && text.trim()) parts.typed(text.trim());
   });
@@ -138,13 +157,14 @@ export function createCallPipeline(deps: PipelineDeps, build: (shell: CallShell)
   const speaker = createSpeaker({
     clock,
     stream: media.stream,
-    onFrame: (frame, atMs) => deps.recorder?.addAgent(ending.since(atMs), frame),
+    onFrame: (frame, atMs) => (frame instanceof Uint8Array ? deps.recorder?.addAgentMulaw(ending.since(atMs), frame) : deps.recorder?.addAgent(ending.since(atMs), frame)),
     onOverflow: () => overflow('the transport could not keep up with the audio'),
   });
   const rules = callRules({ clock, media, agent, observer, speaker, signal }, ending, () => parts);
   const shell: CallShell = {
     clock,
     media,
+    codec: deps.codec === 'mulaw' && media.stream.mulaw ? 'mulaw' : 'pcm16',
     agent,
     observer,
     speaker,

@@ -1,14 +1,13 @@
-import { concatPcm, FRAME_SAMPLES } from '../../platform/audio/frames.ts';
 import type { SpeechModelEvent } from '../../ports/speech-model.ts';
 import type { TranscriptEntry } from '../outcome.ts';
 import { playedWords } from '../sentence-stream.ts';
-import type { SpokenSegment } from '../speaker.ts';
+import { type AgentAudio, frameLength, type SpokenSegment } from '../speaker.ts';
 import type { CallShell } from './call-pipeline.ts';
 
 // The speech stage of a speech-to-speech call: the model's responses, their audio in whole frames
 // to the shell's speaker, their words into the transcript (with the latency from the caller's turn
 // end to the first frame written). A barge-in keeps the words played and tells the model where it
-// was cut.
+// was cut. The audio is PCM16 16 kHz, or on a `mulaw` call the model's μ-law as it sent it.
 
 /** The response the agent is speaking: its audio as queued segments, its words. */
 export interface Speaking {
@@ -23,7 +22,7 @@ export interface Speaking {
   /** Functions the model called in it: the answer comes in the response their results ask for. */
   toolCalls: number;
   /** Audio short of a whole frame, waiting for the next delta (no padding between deltas). */
-  carry: Int16Array;
+  carry: AgentAudio;
 }
 
 export interface ModelSpeechDeps {
@@ -43,14 +42,23 @@ function responseEntry(shell: CallShell, current: Speaking, text: string, startA
   return entry;
 }
 
+/** `carry` then `next`, in one array of `next`'s kind (`next` itself when nothing is carried). */
+function joined(carry: AgentAudio, next: AgentAudio): AgentAudio {
+  if (carry.length === 0) return next;
+  const whole = next instanceof Uint8Array ? new Uint8Array(carry.length + next.length) : new Int16Array(carry.length + next.length);
+  whole.set(carry);
+  whole.set(next, carry.length);
+  return whole;
+}
+
 /** Queues the response's audio; its first frame's time is the turn's latency mark. */
-function play(shell: CallShell, current: Speaking, pcm: Int16Array) {
+function play(shell: CallShell, current: Speaking, audio: AgentAudio) {
   if (current.firstFrameAt === null && current.segments.length === 0) {
     void shell.speaker.nextFrame().then((at) => {
       if (current.firstFrameAt === null) current.firstFrameAt = at;
     });
   }
-  const segment = shell.speaker.enqueue('', pcm);
+  const segment = shell.speaker.enqueue('', audio);
   if (!segment) return shell.overflow('the agent reply exceeded the audio bound');
   current.segments.push(segment);
 }
@@ -101,14 +109,15 @@ export function modelSpeech(shell: CallShell, deps: ModelSpeechDeps) {
       else if (speaking) interrupted();
       speaking = { id: responseId, itemId: null, segments: [], text: '', turnEndAt, firstFrameAt: null, generated: false, toolCalls: 0, carry: new Int16Array(0) };
     },
-    audio(event: Extract<SpeechModelEvent, { type: 'audio' }>) {
+    /** A delta of the response's audio (PCM16, or μ-law on a `mulaw` call): whole frames are played, the rest carried. */
+    audio(event: { responseId: string; itemId: string }, chunk: AgentAudio) {
       const current = speaking;
       if (!current || current.id !== event.responseId) return;
       current.itemId = event.itemId;
-      const pcm = concatPcm([current.carry, event.pcm]);
-      const whole = pcm.length - (pcm.length % FRAME_SAMPLES);
-      current.carry = pcm.slice(whole);
-      if (whole > 0) play(shell, current, pcm.subarray(0, whole));
+      const audio = joined(current.carry, chunk);
+      const whole = audio.length - (audio.length % frameLength(audio));
+      current.carry = audio.slice(whole);
+      if (whole > 0) play(shell, current, audio.subarray(0, whole));
     },
     words(responseId: string, text: string) {
       if (speaking && speaking.id === responseId) speaking.text = text;

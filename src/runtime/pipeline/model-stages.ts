@@ -12,6 +12,8 @@ import { type ModelSpeech, modelSpeech } from './model-speech.ts';
 // its transcription (model-caller.ts) — answers with the agent's tools (engine.toolsFor: the
 // response stage, here), and its audio goes to the shell's speaker (model-speech.ts). The rules
 // stay the runtime's: barge-in, end-call phrases, what follows a tool (transfer, end call).
+// On a transport whose media is μ-law (the shell's codec), the model takes and gives that μ-law:
+// the caller's bytes go to it as they came, its bytes to the speaker as it sent them.
 
 export interface ModelStageDeps {
   model: SpeechModel;
@@ -29,7 +31,7 @@ async function openModel(shell: CallShell, deps: ModelStageDeps, toolbox: AgentT
     return await held(
       shell.clock,
       // Barge-in is the runtime's (after barge_in_min_ms, only when the agent is interruptible): the model must not cut itself.
-      deps.model.open({ instructions: toolbox.instructions, voice: agent.voice, language: agent.language, tools: toolbox.specs, turnEndSilenceMs: agent.turn_end_silence_ms, interruptResponse: false }),
+      deps.model.open({ instructions: toolbox.instructions, voice: agent.voice, language: agent.language, tools: toolbox.specs, turnEndSilenceMs: agent.turn_end_silence_ms, interruptResponse: false, codec: shell.codec }),
     );
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -65,7 +67,8 @@ interface ModelEventRoutes {
 function onModelEvent(shell: CallShell, event: SpeechModelEvent, to: ModelEventRoutes) {
   if (shell.ended || to.caller.event(event)) return;
   if (event.type === 'response_started') to.responseStarted(event.responseId);
-  else if (event.type === 'audio') to.speech.audio(event);
+  else if (event.type === 'audio') to.speech.audio(event, event.pcm);
+  else if (event.type === 'audio_mulaw') to.speech.audio(event, event.mulaw);
   else if (event.type === 'agent_transcript') to.speech.words(event.responseId, event.text);
   else if (event.type === 'function_call') to.functionCall(event);
   else if (event.type === 'response_done') to.speech.done(event);
@@ -76,11 +79,11 @@ function onModelEvent(shell: CallShell, event: SpeechModelEvent, to: ModelEventR
   }
 }
 
-/** The caller's frames to the model (turn-taking and recognition are its own); audio it drops is reported once. */
-function toModel(shell: CallShell, session: () => SpeechModelSession | null) {
+/** The caller's audio to the model (turn-taking and recognition are its own); audio it drops is reported once. */
+function toModel<A>(shell: CallShell, send: (audio: A) => boolean | undefined) {
   let dropped = false;
-  return (frame: Int16Array) => {
-    if (session()?.sendAudio(frame) !== false || dropped) return;
+  return (audio: A) => {
+    if (send(audio) !== false || dropped) return;
     dropped = true;
     shell.observer.error('llm_failed', 'the speech model does not keep up: caller audio dropped');
   };
@@ -146,7 +149,7 @@ export function modelStages(shell: CallShell, deps: ModelStageDeps): PipelinePar
   }
 
   return {
-    stages: [{ frame: toModel(shell, () => session), signal }],
+    stages: [{ frame: toModel(shell, (frame: Int16Array) => session?.sendAudio(frame)), mulaw: toModel(shell, (mulaw: Uint8Array) => session?.sendMulaw(mulaw)), signal }],
     start: () => void start(),
     say: (text, next) => {
       if (next) after = next;

@@ -1,9 +1,11 @@
 // One response of the fake Realtime server, as OpenAI's server streams it: response.created, the
-// output item, its audio in base64 PCM16 24 kHz chunks interleaved with the words of its
-// transcript, then the *.done events and response.done with usage; or a function call with its
-// arguments in two deltas. A response can be cancelled at any point (barge-in, response.cancel):
-// the rest is not sent and response.done says `cancelled`.
+// output item, its audio in base64 chunks of 100 ms in the session's output format (PCM16 24 kHz,
+// or G.711 at 8 kHz) interleaved with the words of its transcript, then the *.done events and
+// response.done with usage; or a function call with its arguments in two deltas. A response can
+// be cancelled at any point (barge-in, response.cancel): the rest is not sent and response.done
+// says `cancelled`.
 import type { ConversationItem, RealtimeConversationItemAssistantMessage, RealtimeConversationItemFunctionCall, RealtimeResponse, RealtimeServerEvent } from 'openai/resources/realtime/realtime';
+import type { WireFormat } from './formats.ts';
 import { REALTIME_RATE } from './vad.ts';
 
 /** What the model answers: words spoken, or a function called. */
@@ -27,9 +29,9 @@ export type Outgoing = RealtimeServerEvent extends infer E ? (E extends { event_
 const CHUNK_MS = 100;
 
 /** A spoken word's stand-in: a 220 Hz tone (never silent, so a VAD on the far side hears it). */
-export function toneFor(ms: number): Int16Array {
-  const pcm = new Int16Array(Math.round((ms * REALTIME_RATE) / 1000));
-  for (let i = 0; i < pcm.length; i++) pcm[i] = Math.round(4000 * Math.sin((2 * Math.PI * 220 * i) / REALTIME_RATE)) || 1;
+export function toneFor(ms: number, rate = REALTIME_RATE): Int16Array {
+  const pcm = new Int16Array(Math.round((ms * rate) / 1000));
+  for (let i = 0; i < pcm.length; i++) pcm[i] = Math.round(4000 * Math.sin((2 * Math.PI * 220 * i) / rate)) || 1;
   return pcm;
 }
 
@@ -38,11 +40,13 @@ export function startResponse(options: {
   itemId: string;
   reply: RealtimeReply;
   timing: ResponseTiming;
+  /** The session's output format. */
+  format: WireFormat;
   send: (event: Outgoing) => void;
   /** Called once the response ended, with its output items (added to the conversation). */
   done: (output: ConversationItem[], status: RealtimeResponse['status']) => void;
 }) {
-  const { id, itemId, reply, timing, send } = options;
+  const { id, itemId, reply, timing, format, send } = options;
   const timers = new Set<NodeJS.Timeout>();
   const output: ConversationItem[] = [];
   let ended = false;
@@ -104,13 +108,13 @@ export function startResponse(options: {
     send({ type: 'response.output_item.added', response_id: id, output_index: 0, item });
     send({ type: 'conversation.item.added', item, previous_item_id: null });
     send({ type: 'response.content_part.added', response_id: id, item_id: itemId, output_index: 0, content_index: 0, part: { type: 'audio', transcript: '' } });
-    const audio = toneFor(Math.max(1, words.length) * timing.msPerWord);
-    const chunk = (CHUNK_MS * REALTIME_RATE) / 1000;
+    const audio = format.encode(toneFor(Math.max(1, words.length) * timing.msPerWord, format.rate));
+    const chunk = ((CHUNK_MS * format.rate) / 1000) * format.sampleBytes;
     const chunks = Math.ceil(audio.length / chunk);
     const part = { id: itemId, response_id: id, output_index: 0, content_index: 0 };
     const step = (index: number) => {
-      const pcm = audio.subarray(index * chunk, (index + 1) * chunk);
-      send({ type: 'response.output_audio.delta', ...partIds(part), delta: Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength).toString('base64') });
+      const bytes = audio.subarray(index * chunk, (index + 1) * chunk);
+      send({ type: 'response.output_audio.delta', ...partIds(part), delta: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') });
       // The words whose time has come with this chunk.
       const spoken = words.filter((_, w) => Math.floor((w * timing.msPerWord) / CHUNK_MS) === index);
       for (const word of spoken) send({ type: 'response.output_audio_transcript.delta', ...partIds(part), delta: `${word === words[0] ? '' : ' '}${word}` });

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import alawmulaw from 'alawmulaw';
 import OpenAI from 'openai';
 import type { RealtimeServerEvent } from 'openai/resources/realtime/realtime';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
@@ -80,5 +81,37 @@ describe('the fake Realtime server', () => {
     fake.set({ audioChunkIntervalMs: 0 });
     ws.close();
     assert.deepEqual(codes, ['invalid_json', 'invalid_value', 'input_audio_buffer_commit_empty', 'conversation_already_has_active_response']);
+  });
+
+  it('honours the session audio formats: G.711 mu-law at 8 kHz in (its VAD on that clock) and out; PCM at another rate refused', async () => {
+    const ws = new WebSocket(`${fake.url.replace('https', 'wss')}/realtime?model=gpt-realtime`, { ca: cert, headers: { Authorization: 'Bearer sk-sdk' } });
+    const events: RealtimeServerEvent[] = [];
+    ws.on('message', (data) => events.push(JSON.parse(String(data))));
+    await waitFor(() => events.some((e) => e.type === 'session.created'));
+    ws.send(JSON.stringify({ type: 'session.update', session: { type: 'realtime', audio: { input: { format: { type: 'audio/pcm', rate: 16000 } } } } }));
+    const refused = await waitFor(() => events.find((e) => e.type === 'error'));
+    assert.equal(refused.type === 'error' && refused.error.param, 'session.audio.input.format');
+    const pcmu = { type: 'audio/pcmu' };
+    ws.send(JSON.stringify({ type: 'session.update', session: { type: 'realtime', audio: { input: { format: pcmu }, output: { format: pcmu } } } }));
+    const updated = await waitFor(() => events.find((e) => e.type === 'session.updated'));
+    const formats = (updated as unknown as { session: { audio: { input: { format: unknown }; output: { format: unknown } } } }).session.audio;
+    assert.deepEqual([formats.input.format, formats.output.format], [pcmu, pcmu], 'a format is replaced whole');
+    fake.hear('Hello');
+    fake.reply({ text: 'Hi there' });
+    const tone = Uint8Array.from({ length: 8 * 400 }, (_, i) => alawmulaw.mulaw.encodeSample(Math.round(8000 * Math.sin((2 * Math.PI * 300 * i) / 8000))));
+    const silence = new Uint8Array(8 * 600).fill(0xff);
+    for (const chunk of [tone, silence]) {
+      for (let at = 0; at < chunk.length; at += 160) ws.send(JSON.stringify({ type: 'input_audio_buffer.append', audio: Buffer.from(chunk.subarray(at, at + 160)).toString('base64') }));
+    }
+    await waitFor(() => events.some((e) => e.type === 'response.done'));
+    ws.close();
+    const started = events.find((e) => e.type === 'input_audio_buffer.speech_started');
+    const stopped = events.find((e) => e.type === 'input_audio_buffer.speech_stopped');
+    assert.equal(started?.type === 'input_audio_buffer.speech_started' && started.audio_start_ms, 0);
+    assert.ok(stopped?.type === 'input_audio_buffer.speech_stopped' && stopped.audio_end_ms >= 900 && stopped.audio_end_ms <= 920, JSON.stringify(stopped));
+    const audio = Buffer.concat(events.flatMap((e) => (e.type === 'response.output_audio.delta' ? [Buffer.from(e.delta, 'base64')] : [])));
+    assert.equal(audio.length, 8 * 600, 'two words of 300 ms, a byte a sample at 8 kHz');
+    const peak = alawmulaw.mulaw.decode(new Uint8Array(audio)).reduce((max, s) => Math.max(max, Math.abs(s)), 0);
+    assert.ok(peak > 3500 && peak < 4500, `the tone decodes from mu-law (peak ${peak})`);
   });
 });

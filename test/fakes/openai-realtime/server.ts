@@ -2,9 +2,11 @@
 // documentation of its client and server events: GET /v1/realtime?model=… (or ?intent=transcription)
 // upgraded with `Authorization: Bearer <key>`, session.created first, then session.update,
 // input_audio_buffer.*, conversation.item.*, response.* and the transcription events; errors as
-// `error` events that leave the session open. Plain ws:// by default, wss:// when given a key and
-// certificate (the `openai` SDK's own realtime client always connects with wss). It records every
-// connection and event, and its delays are settings (the model's first audio, transcription).
+// `error` events that leave the session open; audio in the session's formats (PCM16 24 kHz, or
+// G.711 μ-law / A-law at 8 kHz when session.update asks for them). Plain ws:// by default, wss://
+// when given a key and certificate (the `openai` SDK's own realtime client always connects with
+// wss). It records every connection and event, and its delays are settings (the model's first
+// audio, transcription).
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';

@@ -2,8 +2,11 @@
 // session.updated), the input audio buffer with server VAD, the conversation's items, the
 // caller's transcription and the responses, as OpenAI documents the Realtime API's events. It
 // cannot hear: each committed caller turn is given the next text the test queued with `hear`.
+// Audio is in the session's formats (formats.ts): what is appended is decoded from its input
+// format, responses speak in its output format.
 import { randomBytes } from 'node:crypto';
 import type { RealtimeClientEvent, RealtimeConversationItemUserMessage } from 'openai/resources/realtime/realtime';
+import { PCM_FORMAT, wireFormat } from './formats.ts';
 import { type Outgoing, type RealtimeReply, type ResponseTiming, startResponse } from './response.ts';
 import { createFakeVad, REALTIME_RATE } from './vad.ts';
 
@@ -50,9 +53,20 @@ export function defaultSession(intent: 'realtime' | 'transcription', model: stri
 function merge(into: SessionConfig, update: SessionConfig): SessionConfig {
   const out = { ...into };
   for (const [key, value] of Object.entries(update)) {
-    out[key] = value !== null && typeof value === 'object' && !Array.isArray(value) && typeof out[key] === 'object' && out[key] !== null ? merge(out[key], value) : value;
+    // A format is replaced whole (a G.711 format has no rate of its own to keep).
+    const nested = key !== 'format' && value !== null && typeof value === 'object' && !Array.isArray(value) && typeof out[key] === 'object' && out[key] !== null;
+    out[key] = nested ? merge(out[key], value) : value;
   }
   return out;
+}
+
+/** Why the API would refuse the session's audio formats (null: it speaks them). */
+function refusedFormat(session: SessionConfig): { message: string; param: string } | null {
+  for (const side of ['input', 'output'] as const) {
+    const format = session.audio?.[side]?.format;
+    if (format !== undefined && !wireFormat(format)) return { message: `Invalid audio format: ${JSON.stringify(format)}.`, param: `session.audio.${side}.format` };
+  }
+  return null;
 }
 
 export function createFakeSession(options: { intent: 'realtime' | 'transcription'; model: string; script: SessionScript; send: (event: Outgoing) => void }) {
@@ -62,11 +76,14 @@ export function createFakeSession(options: { intent: 'realtime' | 'transcription
   const callIds = new Set<string>();
   const itemIds = new Set<string>();
   let response: ReturnType<typeof startResponse> | null = null;
+  /** Milliseconds of audio in the input buffer. */
   let buffered = 0;
   let lastItem: string | null = null;
   let turnItem = id('item');
   const turnDetection = () => session.audio?.input?.turn_detection ?? null;
-  const vad = createFakeVad(() => ({ silenceMs: turnDetection()?.silence_duration_ms ?? 500, threshold: 200 + 3000 * (turnDetection()?.threshold ?? 0.5) }));
+  const input = () => wireFormat(session.audio?.input?.format) ?? PCM_FORMAT;
+  const output = () => wireFormat(session.audio?.output?.format) ?? PCM_FORMAT;
+  const vad = createFakeVad(() => ({ silenceMs: turnDetection()?.silence_duration_ms ?? 500, threshold: 200 + 3000 * (turnDetection()?.threshold ?? 0.5), rate: input().rate }));
   const refuse = (message: string, code: string, clientEvent?: string, param?: string) =>
     send({ type: 'error', error: { type: 'invalid_request_error', code, message, event_id: clientEvent ?? null, param: param ?? null } });
 
@@ -81,6 +98,7 @@ export function createFakeSession(options: { intent: 'realtime' | 'transcription
       itemId,
       reply,
       timing: script.timing,
+      format: output(),
       send,
       done: (output) => {
         for (const item of output) {
@@ -116,10 +134,9 @@ export function createFakeSession(options: { intent: 'realtime' | 'transcription
   }
 
   function append(audio: string, clientEvent?: string) {
-    const bytes = Buffer.from(audio, 'base64');
-    if (bytes.length % 2 !== 0) return refuse('Invalid audio: PCM16 needs an even number of bytes.', 'invalid_value', clientEvent, 'audio');
-    const pcm = new Int16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2);
-    buffered += pcm.length;
+    const pcm = input().decode(Buffer.from(audio, 'base64'));
+    if (typeof pcm === 'string') return refuse(pcm, 'invalid_value', clientEvent, 'audio');
+    buffered += (pcm.length * 1000) / input().rate;
     if (!turnDetection()) return;
     for (const heard of vad.push(pcm)) {
       if (heard.type === 'speech_started') {
@@ -150,17 +167,24 @@ export function createFakeSession(options: { intent: 'realtime' | 'transcription
     lastItem = itemId;
   }
 
+  function update(change: SessionConfig, clientEvent?: string) {
+    const next = merge(session, change);
+    const refused = refusedFormat(next);
+    if (refused) return refuse(refused.message, 'invalid_value', clientEvent, refused.param);
+    session = next;
+    send({ type: 'session.updated', session: session as never });
+  }
+
   /** Handles one client event; answers an error event for what the real server refuses. */
   function receive(event: RealtimeClientEvent) {
     switch (event.type) {
       case 'session.update':
         if (event.session.type !== session.type) return refuse(`Cannot update a ${session.type} session to a ${event.session.type} session.`, 'invalid_value', event.event_id, 'session.type');
-        session = merge(session, event.session as SessionConfig);
-        return send({ type: 'session.updated', session: session as never });
+        return update(event.session as SessionConfig, event.event_id);
       case 'input_audio_buffer.append':
         return append(event.audio, event.event_id);
       case 'input_audio_buffer.commit':
-        if (buffered < REALTIME_RATE / 10) return refuse('Error committing input audio buffer: buffer too small. Expected at least 100ms of audio.', 'input_audio_buffer_commit_empty', event.event_id);
+        if (buffered < 100) return refuse('Error committing input audio buffer: buffer too small. Expected at least 100ms of audio.', 'input_audio_buffer_commit_empty', event.event_id);
         return commit(false);
       case 'input_audio_buffer.clear':
         buffered = 0;

@@ -1,19 +1,19 @@
 // The fake Realtime server's voice activity detection, on the audio's own time (samples counted,
 // never the wall clock): a 10 ms window is speech when its loudest sample reaches the threshold;
 // speech starts at the first such window and stops after `silence_duration_ms` of quiet windows.
-// So the same audio gives the same events on an idle or a busy machine.
+// So the same audio gives the same events on an idle or a busy machine. The samples are at the
+// session's input rate (24 kHz PCM, 8 kHz G.711).
 
 export const REALTIME_RATE = 24_000;
-const WINDOW = REALTIME_RATE / 100;
 
 export type VadEvent = { type: 'speech_started'; audioMs: number } | { type: 'speech_stopped'; audioMs: number };
 
-export function createFakeVad(settings: () => { silenceMs: number; threshold: number }) {
+export function createFakeVad(settings: () => { silenceMs: number; threshold: number; rate: number }) {
   let samples = 0;
   let speaking = false;
   let quietSamples = 0;
   let window: number[] = [];
-  const ms = (count: number) => Math.round((count * 1000) / REALTIME_RATE);
+  const ms = (count: number) => Math.round((count * 1000) / settings().rate);
 
   function decide(loudest: number, events: VadEvent[]) {
     const { silenceMs, threshold } = settings();
@@ -21,10 +21,10 @@ export function createFakeVad(settings: () => { silenceMs: number; threshold: nu
       quietSamples = 0;
       if (!speaking) {
         speaking = true;
-        events.push({ type: 'speech_started', audioMs: ms(samples - WINDOW) });
+        events.push({ type: 'speech_started', audioMs: ms(samples - window.length) });
       }
     } else if (speaking) {
-      quietSamples += WINDOW;
+      quietSamples += window.length;
       if (ms(quietSamples) >= silenceMs) {
         speaking = false;
         quietSamples = 0;
@@ -34,13 +34,14 @@ export function createFakeVad(settings: () => { silenceMs: number; threshold: nu
   }
 
   return {
-    /** Feeds PCM16 at 24 kHz; answers what it heard, in order. */
+    /** Feeds PCM16 at the session's input rate; answers what it heard, in order. */
     push(pcm: Int16Array): VadEvent[] {
       const events: VadEvent[] = [];
+      const size = settings().rate / 100;
       for (const sample of pcm) {
         window.push(Math.abs(sample));
         samples += 1;
-        if (window.length === WINDOW) {
+        if (window.length === size) {
           decide(Math.max(...window), events);
           window = [];
         }

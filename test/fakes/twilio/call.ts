@@ -198,6 +198,9 @@ export class CallRecord {
         const pcm8k = await resamplePcm16(pcm16k, 16000, 8000);
         await stream.sendAudio(alawmulaw.mulaw.encode(pcm8k));
       },
+      async sayMulaw(mulaw) {
+        await call.openStream().sendAudio(mulaw);
+      },
       async silence(ms) {
         await call.openStream().sendAudio(new Uint8Array(Math.round(ms * 8)).fill(0xff));
       },
@@ -206,6 +209,7 @@ export class CallRecord {
         call.handle.dtmfSent.push(digit);
       },
       agentAudio: () => this.playback.audio(),
+      agentMulaw: () => this.playback.receivedMulaw(),
       waitForAgentAudio: (timeoutMs = WAIT_AUDIO_MS) => this.playback.waitForSpeech(timeoutMs),
       waitForAgentQuiet: (quietMs, timeoutMs = WAIT_QUIET_MS) => this.playback.waitForQuiet(quietMs, timeoutMs),
       marksReceived: [],

@@ -23,6 +23,9 @@ export class AgentPlayback {
   private queuedSamples = 0;
   private kept: Int16Array[] = [];
   private keptSamples = 0;
+  /** Every payload received, as it came (bounded as the played audio is). */
+  private received: Uint8Array[] = [];
+  private receivedBytes = 0;
   private speechSamples = 0;
   /** speechSamples when the last waitForQuiet resolved: waitForSpeech waits for more than this. */
   private speechCursor = 0;
@@ -42,6 +45,10 @@ export class AgentPlayback {
   ) {}
 
   enqueueAudio(mulaw: Uint8Array): void {
+    if (this.receivedBytes + mulaw.length <= MAX_KEPT_SAMPLES) {
+      this.received.push(mulaw);
+      this.receivedBytes += mulaw.length;
+    }
     if (this.queuedSamples + mulaw.length > MAX_QUEUED_SAMPLES) {
       if (!this.discardWarned) this.warn('31931: more than ten minutes of audio buffered; the excess is discarded');
       this.discardWarned = true;
@@ -82,6 +89,11 @@ export class AgentPlayback {
     }
     this.kept = [all];
     return all.slice();
+  }
+
+  /** The agent's mu-law as the platform sent it, every payload in order (played, queued or cleared). */
+  receivedMulaw(): Uint8Array {
+    return new Uint8Array(Buffer.concat(this.received));
   }
 
   waitForSpeech(timeoutMs: number): Promise<void> {

@@ -64,12 +64,16 @@ export interface FakeCall {
   streamParameters(): Record<string, string>;
   /** The caller speaks: PCM16 mono 16 kHz → 8 kHz → mu-law → 20 ms `media` messages, paced at `speed`. */
   say(pcm16k: Int16Array): Promise<void>;
+  /** The caller speaks mu-law as given (8 kHz): 160 bytes per 20 ms `media` message, paced. */
+  sayMulaw(mulaw: Uint8Array): Promise<void>;
   /** Mu-law silence frames for `ms` (paced). */
   silence(ms: number): Promise<void>;
   /** A `dtmf` message. */
   pressDigit(digit: string): void;
   /** All agent audio played so far (decoded from mu-law, PCM16 8 kHz). */
   agentAudio(): Int16Array;
+  /** Every agent `media` payload received so far, as bytes, in order (also what a clear dropped unplayed). */
+  agentMulaw(): Uint8Array;
   /** Resolves once agent speech has played since the last waitForAgentQuiet resolved (or since the
    *  call began): "the agent started speaking", even if it started before this call. */
   waitForAgentAudio(timeoutMs?: number): Promise<void>;

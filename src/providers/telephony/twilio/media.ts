@@ -1,7 +1,7 @@
 import alawmulaw from 'alawmulaw';
 import type { RawData, WebSocket } from 'ws';
 import { FRAME_SAMPLES, SAMPLE_RATE } from '../../../platform/audio/frames.ts';
-import { createResampler, type Resampler } from '../../../platform/audio/resample.ts';
+import { loadResamplers, type Resampler } from '../../../platform/audio/resample.ts';
 import type { MediaCloseReason, MediaStream } from '../../../ports/media.ts';
 
 // Twilio Media Streams (bidirectional, `<Connect><Stream>`) as the runtime's MediaStream. Twilio
@@ -9,7 +9,9 @@ import type { MediaCloseReason, MediaStream } from '../../../ports/media.ts';
 // `media` (base64 mu-law, 8 kHz mono, 20 ms), `mark` (a mark we sent has been played), `dtmf`
 // and `stop`. We send `media`, `mark` and `clear` (drop the audio buffered at Twilio; it then
 // returns the pending marks). The runtime speaks PCM16 16 kHz in 20 ms frames: audio is converted
-// here, both ways, with a real resampler.
+// here, both ways, with a real resampler — unless the call takes the μ-law itself (`mulaw`: a
+// speech model that speaks it), when the payloads pass through as they come and nothing is
+// decoded or resampled (the resamplers are made on the first PCM use only).
 
 export const TWILIO_SAMPLE_RATE = 8000;
 
@@ -68,8 +70,7 @@ function stringParameters(raw: Record<string, unknown> | undefined): Record<stri
 export async function openTwilioMediaStream(socket: WebSocket, options: TwilioMediaOptions = {}): Promise<TwilioMediaStream | null> {
   const start = await waitForStart(socket, options.startTimeoutMs ?? 10_000);
   if (!start) return null;
-  const [up, down] = await Promise.all([createResampler(TWILIO_SAMPLE_RATE, SAMPLE_RATE), createResampler(SAMPLE_RATE, TWILIO_SAMPLE_RATE)]);
-  return createStream(socket, start, up, down, options);
+  return createStream(socket, start, await loadResamplers(), options);
 }
 
 function waitForStart(socket: WebSocket, timeoutMs: number): Promise<TwilioStreamStart | null> {
@@ -94,41 +95,66 @@ function waitForStart(socket: WebSocket, timeoutMs: number): Promise<TwilioStrea
   });
 }
 
-function createStream(socket: WebSocket, start: TwilioStreamStart, up: Resampler, down: Resampler, options: TwilioMediaOptions): TwilioMediaStream {
+/** The stream's PCM side (the runtime's 16 kHz frames): resamplers made on first use, never for a μ-law call. */
+function pcmEdge(resampler: (fromRate: number, toRate: number) => Resampler) {
+  let up: Resampler | null = null;
+  let down: Resampler | null = null;
+  // Resampled caller audio not yet a whole 20 ms frame.
+  let pending = new Int16Array(0);
+  return {
+    /** The caller's μ-law as whole frames of PCM16 16 kHz. */
+    frames(mulaw: Uint8Array, deliver: (frame: Int16Array) => void) {
+      up ??= resampler(TWILIO_SAMPLE_RATE, SAMPLE_RATE);
+      const pcm16k = up.process(alawmulaw.mulaw.decode(mulaw));
+      const joined = new Int16Array(pending.length + pcm16k.length);
+      joined.set(pending);
+      joined.set(pcm16k, pending.length);
+      let offset = 0;
+      for (; offset + FRAME_SAMPLES <= joined.length; offset += FRAME_SAMPLES) deliver(joined.slice(offset, offset + FRAME_SAMPLES));
+      pending = joined.slice(offset);
+    },
+    /** One agent frame as a `media` payload. */
+    payload(frame: Int16Array): string {
+      down ??= resampler(SAMPLE_RATE, TWILIO_SAMPLE_RATE);
+      return Buffer.from(alawmulaw.mulaw.encode(down.process(frame))).toString('base64');
+    },
+    close() {
+      up?.close();
+      down?.close();
+    },
+  };
+}
+
+function createStream(socket: WebSocket, start: TwilioStreamStart, resampler: (fromRate: number, toRate: number) => Resampler, options: TwilioMediaOptions): TwilioMediaStream {
   const maxBuffered = options.maxBufferedBytes ?? 64 * 1024;
   const maxEarly = options.maxEarlyFrames ?? 100;
-  let frameListener: ((frame: Int16Array) => void) | null = null;
-  const early: Int16Array[] = [];
+  /** Who takes the caller's μ-law: the PCM side's frames, or a stage that takes it as it comes. */
+  let taker: ((mulaw: Uint8Array) => void) | null = null;
+  // Caller payloads that came before anyone listened (bounded).
+  const early: Uint8Array[] = [];
   const markListeners: Array<(name: string) => void> = [];
   const dtmfListeners: Array<(digit: string) => void> = [];
   const closeListeners: Array<(reason: MediaCloseReason) => void> = [];
-  // Resampled caller audio not yet a whole 20 ms frame.
-  let pending = new Int16Array(0);
+  const pcm = pcmEdge(resampler);
   let closed = false;
   let ourClose = false;
 
-  function deliver(frame: Int16Array) {
-    if (frameListener) return frameListener(frame);
-    early.push(frame);
-    if (early.length > maxEarly) early.shift();
+  function take(listener: (mulaw: Uint8Array) => void) {
+    taker = listener;
+    for (const payload of early.splice(0)) listener(payload);
   }
 
   function onMedia(payload: string) {
-    const pcm8k = alawmulaw.mulaw.decode(new Uint8Array(Buffer.from(payload, 'base64')));
-    const pcm16k = up.process(pcm8k);
-    const joined = new Int16Array(pending.length + pcm16k.length);
-    joined.set(pending);
-    joined.set(pcm16k, pending.length);
-    let offset = 0;
-    for (; offset + FRAME_SAMPLES <= joined.length; offset += FRAME_SAMPLES) deliver(joined.slice(offset, offset + FRAME_SAMPLES));
-    pending = joined.slice(offset);
+    const mulaw = Buffer.from(payload, 'base64');
+    if (taker) return taker(mulaw);
+    early.push(mulaw);
+    if (early.length > maxEarly) early.shift();
   }
 
   function end(reason: MediaCloseReason) {
     if (closed) return;
     closed = true;
-    up.close();
-    down.close();
+    pcm.close();
     const listeners = closeListeners.splice(0);
     // Ended from our side (hang-up, transfer): the session already knows, the close is not the caller's.
     if (ourClose) return;
@@ -152,23 +178,25 @@ function createStream(socket: WebSocket, start: TwilioStreamStart, up: Resampler
   const sendJson = (value: unknown) => {
     if (!closed && socket.readyState === socket.OPEN) socket.send(JSON.stringify(value));
   };
+  /** One frame of agent audio (a base64 payload made only when the socket takes it). */
+  const sendMedia = (payload: () => string) => {
+    if (closed) return true;
+    if (socket.bufferedAmount > maxBuffered) return false;
+    sendJson({ event: 'media', streamSid: start.streamSid, media: { payload: payload() } });
+    return true;
+  };
 
   return {
     start,
-    onFrame(listener) {
-      frameListener = listener;
-      for (const frame of early.splice(0)) listener(frame);
+    onFrame: (listener) => take((mulaw) => pcm.frames(mulaw, listener)),
+    mulaw: {
+      onAudio: take,
+      send: (frame) => sendMedia(() => Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength).toString('base64')),
     },
     onMark: (listener) => void markListeners.push(listener),
     onDtmf: (listener) => void dtmfListeners.push(listener),
     onClose: (listener) => void closeListeners.push(listener),
-    send(frame) {
-      if (closed) return true;
-      if (socket.bufferedAmount > maxBuffered) return false;
-      const payload = Buffer.from(alawmulaw.mulaw.encode(down.process(frame))).toString('base64');
-      sendJson({ event: 'media', streamSid: start.streamSid, media: { payload } });
-      return true;
-    },
+    send: (frame) => sendMedia(() => pcm.payload(frame)),
     mark: (name) => sendJson({ event: 'mark', streamSid: start.streamSid, mark: { name } }),
     clear: () => sendJson({ event: 'clear', streamSid: start.streamSid }),
     close() {
