@@ -26,7 +26,7 @@ async function run(withWebhooks: boolean) {
   const dataDir = benchDataDir('calls');
   const receiver = await startReceiver();
   const arrivals = new Map<string, number>();
-  const { app, platform, calls, config, database } = await buildBenchApp(dataDir, { SANDBOX_SPEED: SPEED, ALLOW_PRIVATE_URLS: 'true', MAX_CONCURRENT_CALLS: '1000' });
+  const { app, platform, modules: { calls }, config, database } = await buildBenchApp(dataDir, { SANDBOX_SPEED: SPEED, ALLOW_PRIVATE_URLS: 'true', MAX_CONCURRENT_CALLS: '1000' });
   await app.ready();
   const webhooks = createWebhookWorker({ database, clock: systemClock, webhooks: config.webhooks, outbound: platform.outbound, logger: app.log, wake: platform.events.wake });
   const inject = (method: 'GET' | 'POST', url: string, token?: string, payload?: unknown) =>

@@ -81,7 +81,7 @@ async function baseline() {
     if (res.statusCode !== 201) throw new Error(res.body);
   }
   const started = performance.now();
-  await env.calls.worker.start();
+  await env.modules.calls.worker.start();
   for (;;) {
     const open = await env.database.db.selectFrom('calls').select((eb) => eb.fn.countAll<string>().as('n')).where('status', 'in', ['queued', 'ringing', 'in_progress']).executeTakeFirstOrThrow();
     if (Number(open.n) === 0) break;
@@ -89,7 +89,7 @@ async function baseline() {
   }
   const seconds = (performance.now() - started) / 1000;
   const spans = await env.database.db.selectFrom('calls').select(['started_at', 'ended_at']).execute();
-  await env.calls.worker.stop();
+  await env.modules.calls.worker.stop();
   await env.close();
   const lags = dialLags(spans);
   return { calls: BASELINE_CALLS, seconds: Math.round(seconds * 10) / 10, calls_per_s: Math.round((BASELINE_CALLS / seconds) * 10) / 10, dial_lag_ms: { p50: percentile(lags, 50), p99: percentile(lags, 99), max: percentile(lags, 100) } };
@@ -104,8 +104,8 @@ async function campaign() {
   const upload = await env.inject('POST', `/v1/campaigns/${created.id}/upload`, env.token, `${lines.join('\n')}\n`, 'text/csv');
   const uploadMs = performance.now() - uploadStarted;
   if (upload.json().accepted !== CONTACTS) throw new Error(upload.body);
-  await env.calls.worker.start();
-  await env.campaigns.dialer.start();
+  await env.modules.calls.worker.start();
+  await env.modules.campaigns.dialer.start();
   const started = performance.now();
   const start = await env.inject('POST', `/v1/campaigns/${created.id}/start`, env.token);
   if (start.statusCode !== 200) throw new Error(start.body);
@@ -119,8 +119,8 @@ async function campaign() {
   }
   const seconds = (performance.now() - started) / 1000;
   const spans = await env.database.db.selectFrom('calls').select(['started_at', 'ended_at']).where('campaign_id', '=', created.id).execute();
-  await env.campaigns.dialer.stop();
-  await env.calls.worker.stop();
+  await env.modules.campaigns.dialer.stop();
+  await env.modules.calls.worker.stop();
   await env.close();
   const lags = dialLags(spans);
   return {

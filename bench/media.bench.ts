@@ -117,7 +117,7 @@ async function startClients(settings: MediaClientsSettings): Promise<Clients> {
 
 async function measureSessions() {
   const dataDir = benchDataDir('media');
-  const { app, voice, platform, database } = await buildBenchApp(dataDir, { MAX_CONCURRENT_CALLS: '1000' });
+  const { app, modules: { voice }, platform, database } = await buildBenchApp(dataDir, { MAX_CONCURRENT_CALLS: '1000' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   // As the served process (src/server.ts) does once listening.
   voice.service.prepareMedia();

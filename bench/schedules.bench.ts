@@ -36,7 +36,7 @@ const summary = (lags: number[]) => ({ p50_ms: percentile(lags, 50), p99_ms: per
 async function measure(database: DatabaseHandle, label: string) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-bench-sched-'));
   const config = loadConfig({ DATA_DIR: dataDir, RATE_LIMIT_USER_PER_MIN: '1000000', SIGNUP_CREDIT_USD: '1000', LOG_LEVEL: 'silent' });
-  const { app, platform, calls } = await buildApp({ config, database, clock: systemClock, jwtSecret: 'x'.repeat(40), logger: createLogger({ level: 'silent' }) });
+  const { app, platform, modules: { calls } } = await buildApp({ config, database, clock: systemClock, jwtSecret: 'x'.repeat(40), logger: createLogger({ level: 'silent' }) });
   await app.ready();
   const inject = (method: 'POST', url: string, token?: string, payload?: unknown) =>
     app.inject({ method, url, payload: payload as object, headers: token ? { authorization: `Bearer ${token}` } : {} });

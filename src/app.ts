@@ -26,37 +26,34 @@ import { createTelemetry } from './platform/telemetry/telemetry.ts';
 import { createProviders, type ProviderOverrides } from './providers/index.ts';
 import { createScaledClock } from './runtime/clock.ts';
 import { createVirtualClock } from './runtime/virtual-clock.ts';
-import { healthRoutes } from './modules/health/routes.ts';
-import { authRoutes } from './modules/auth/routes.ts';
-import { workspacesRoutes } from './modules/workspaces/routes.ts';
-import { invitationsRoutes } from './modules/invitations/routes.ts';
-import { apiKeysRoutes } from './modules/api-keys/routes.ts';
-import { auditLogRoutes } from './modules/audit-log/routes.ts';
-import { webhooksRoutes } from './modules/webhooks/routes.ts';
+import { type Job, stopJobs } from './platform/jobs/job.ts';
+import { createHealthModule } from './modules/health/module.ts';
+import { createAuthModule } from './modules/auth/module.ts';
+import { createWorkspacesModule } from './modules/workspaces/module.ts';
+import { createInvitationsModule } from './modules/invitations/module.ts';
+import { createApiKeysModule } from './modules/api-keys/module.ts';
+import { createAuditLogModule } from './modules/audit-log/module.ts';
+import { createWebhooksModule } from './modules/webhooks/module.ts';
 import { webhooksOpenApi } from './modules/webhooks/openapi.ts';
-import { agentsRoutes } from './modules/agents/routes.ts';
+import { createAgentsModule } from './modules/agents/module.ts';
 import { createAgentsRepo } from './modules/agents/repo.ts';
-import { catalogRoutes } from './modules/catalog/routes.ts';
-import { knowledgeBaseRoutes } from './modules/knowledge-base/routes.ts';
-import { callsRoutes } from './modules/calls/routes.ts';
-import { phoneNumbersRoutes } from './modules/phone-numbers/routes.ts';
-import { dncRoutes } from './modules/dnc/routes.ts';
-import { analyticsRoutes } from './modules/analytics/routes.ts';
-import { telephonyRoutes } from './modules/telephony/routes.ts';
-import { walletRoutes } from './modules/wallet/routes.ts';
-import { paymentsRoutes } from './modules/payments/routes.ts';
-import { createPaymentsModule, type PaymentsModule } from './modules/payments/module.ts';
-import { voiceRoutes } from './modules/voice/routes.ts';
-import { createVoiceModule, type VoiceModule } from './modules/voice/module.ts';
-import { type CallsModule, createCallsModule } from './modules/calls/module.ts';
-import { publicRoutes } from './modules/public/routes.ts';
-import { demoRoutes } from './modules/demo/routes.ts';
-import { createSchedulesModule, type SchedulesModule } from './modules/schedules/module.ts';
-import { schedulesRoutes } from './modules/schedules/routes.ts';
-import { campaignsRoutes } from './modules/campaigns/routes.ts';
-import { type CampaignsModule, createCampaignsModule } from './modules/campaigns/module.ts';
-import { widgetsRoutes } from './modules/widgets/routes.ts';
-import { brandingRoutes } from './modules/branding/routes.ts';
+import { createCatalogModule } from './modules/catalog/module.ts';
+import { createKnowledgeBaseModule } from './modules/knowledge-base/module.ts';
+import { createCallsModule } from './modules/calls/module.ts';
+import { createPhoneNumbersModule } from './modules/phone-numbers/module.ts';
+import { createDncModule } from './modules/dnc/module.ts';
+import { createAnalyticsModule } from './modules/analytics/module.ts';
+import { createTelephonyModule } from './modules/telephony/module.ts';
+import { createWalletModule } from './modules/wallet/module.ts';
+import { createPaymentsModule } from './modules/payments/module.ts';
+import { createVoiceModule } from './modules/voice/module.ts';
+import { createPublicModule } from './modules/public/module.ts';
+import { createDemoModule } from './modules/demo/module.ts';
+import { createSchedulesModule } from './modules/schedules/module.ts';
+import { createCampaignsModule } from './modules/campaigns/module.ts';
+import { createWidgetsModule } from './modules/widgets/module.ts';
+import { createBrandingModule } from './modules/branding/module.ts';
+import { createHousekeepingModule } from './modules/housekeeping/module.ts';
 import { createDashboard } from './modules/dashboard/routes.ts';
 import { registerDeliveryBacklogGauge } from './modules/housekeeping/backlog-gauge.ts';
 
@@ -103,10 +100,81 @@ class OneLinePerRequest extends LogController {
 /** TRUST_PROXY as a hop count: trust that many proxies nearest to this server. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
-/** Builds the whole HTTP app from its inputs. Does not listen and starts no worker. */
-export async function buildApp(
-  inputs: AppInputs,
-): Promise<{ app: FastifyInstance; platform: Platform; calls: CallsModule; payments: PaymentsModule; voice: VoiceModule; schedules: SchedulesModule; campaigns: CampaignsModule }> {
+/**
+ * The modules, each `create<Name>Module(platform, deps) → { routes, service?, jobs? }`, built here
+ * in dependency order: a module gets what it uses of another as an explicit dependency. The
+ * returned object lists them in the order their routes are registered (the order of the paths in
+ * openapi.json).
+ */
+function createModules(platform: Platform, jwtSecret: string) {
+  const webhooks = createWebhooksModule(platform);
+  // Agents use knowledge bases; deleting a base detaches it from the agents, in the deleting
+  // transaction, through the owner's repo function (agents depend on knowledge bases, not back).
+  const knowledgeBase = createKnowledgeBaseModule(platform, { detachFromAgents: createAgentsRepo().detachKnowledgeBase });
+  // The app's one knowledge search (and its caches): the agents', the calls' and the demo's engines share it.
+  const knowledge = knowledgeBase.search;
+  const agents = createAgentsModule(platform, { knowledge });
+  const calls = createCallsModule(platform, { linkSecret: jwtSecret, knowledge });
+  const voice = createVoiceModule(platform, { calls });
+  const branding = createBrandingModule(platform);
+  return {
+    health: createHealthModule(platform),
+    auth: createAuthModule(platform),
+    workspaces: createWorkspacesModule(platform),
+    invitations: createInvitationsModule(platform),
+    apiKeys: createApiKeysModule(platform),
+    auditLog: createAuditLogModule(platform),
+    webhooks,
+    agents,
+    catalog: createCatalogModule(platform),
+    knowledgeBase,
+    calls,
+    phoneNumbers: createPhoneNumbersModule(platform),
+    dnc: createDncModule(platform),
+    analytics: createAnalyticsModule(platform),
+    telephony: createTelephonyModule(platform, { calls }),
+    wallet: createWalletModule(platform),
+    payments: createPaymentsModule(platform),
+    voice,
+    public: createPublicModule(platform),
+    demo: createDemoModule(platform, { calls: calls.service, knowledge }),
+    schedules: createSchedulesModule(platform, { calls }),
+    campaigns: createCampaignsModule(platform, { calls }),
+    widgets: createWidgetsModule(platform, { agents: agents.service, branding: branding.service, voice: voice.service }),
+    branding,
+    housekeeping: createHousekeepingModule(platform),
+  };
+}
+
+export type AppModules = ReturnType<typeof createModules>;
+
+/**
+ * Every module's background jobs in one list, in start order (src/server.ts starts it with
+ * ROLE=all|worker once the server listens; shutdown and onClose stop it, last started first).
+ */
+function jobsOf(modules: AppModules): Job[] {
+  return [
+    // Webhook deliveries first: events already queued go out while the rest starts.
+    ...modules.webhooks.jobs,
+    ...modules.housekeeping.jobs,
+    // The calls dialer and the post-call job before anything that queues calls for them.
+    ...modules.calls.jobs,
+    // The campaign dialer: queues due contacts' calls for the dialer above.
+    ...modules.campaigns.jobs,
+    // Auto-recharge charges wallets that crossed below their threshold.
+    ...modules.payments.jobs,
+    // Voice sessions nobody joined end when their token expires.
+    ...modules.voice.jobs,
+    // Scheduled calls fire at their time (those due while no worker ran fire now, late).
+    ...modules.schedules.jobs,
+  ];
+}
+
+/**
+ * Builds the whole HTTP app from its inputs: the platform, the modules (`modules`, reachable for
+ * tests and benches) and the list of their background jobs (`jobs`). Does not listen and starts no job.
+ */
+export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstance; platform: Platform; modules: AppModules; jobs: Job[] }> {
   const { config } = inputs;
   const app = Fastify({
     // Every logger gets the server's serializers: redacted URLs, errors without query values or secrets.
@@ -166,54 +234,22 @@ export async function buildApp(
   registerAuditTrail(app, platform.audit);
   inputs.phases?.end('plugins');
 
-  // The modules, one plugin each; each builds its own service from the platform.
-  await app.register(healthRoutes(platform));
-  await app.register(authRoutes(platform));
-  await app.register(workspacesRoutes(platform));
-  await app.register(invitationsRoutes(platform));
-  await app.register(apiKeysRoutes(platform));
-  await app.register(auditLogRoutes(platform));
-  await app.register(webhooksRoutes(platform));
-  await app.register(agentsRoutes(platform));
-  await app.register(catalogRoutes(platform));
-  await app.register(knowledgeBaseRoutes(platform, { detachFromAgents: createAgentsRepo().detachKnowledgeBase }));
-  const calls = createCallsModule(platform, { linkSecret: inputs.jwtSecret });
-  await app.register(callsRoutes(calls));
-  await app.register(phoneNumbersRoutes(platform));
-  await app.register(dncRoutes(platform));
-  await app.register(analyticsRoutes(platform));
-  await app.register(telephonyRoutes(platform, calls));
-  const payments = createPaymentsModule(platform);
-  await app.register(walletRoutes(platform));
-  await app.register(paymentsRoutes(payments.service));
-  const voice = createVoiceModule(platform, calls);
-  await app.register(voiceRoutes(platform, voice.service));
-  await app.register(publicRoutes(platform));
-  await app.register(demoRoutes(platform, calls));
-  const schedules = createSchedulesModule(platform, calls);
-  await app.register(schedulesRoutes(schedules));
-
-  const campaigns = createCampaignsModule(platform, calls);
-  await app.register(campaignsRoutes(platform, campaigns));
-  await app.register(widgetsRoutes(platform, voice.service));
-  await app.register(brandingRoutes(platform));
+  // The modules, one plugin of routes each (the housekeeping module has none).
+  const modules = createModules(platform, inputs.jwtSecret);
+  for (const built of Object.values(modules)) if ('routes' in built) await app.register(built.routes);
+  const jobs = jobsOf(modules);
   // The dashboard: `/`, its assets, and its client routes for browser navigations (API paths keep their 404).
   await app.register(dashboard.routes);
   inputs.phases?.end('routes');
 
   app.addHook('onClose', async () => {
-    await schedules.worker.stop();
-    await campaigns.dialer.stop();
-    await calls.worker.stop();
-    await calls.postCall.stop();
-    await payments.worker.stop();
-    await voice.worker.stop();
-    await voice.service.close();
+    await stopJobs(jobs);
+    await modules.voice.service.close();
     await platform.keyUsage.flush();
     await platform.gate.close();
     await platform.outbound.close();
     await platform.cpu.close();
     await telemetry.shutdown();
   });
-  return { app, platform, calls, payments, voice, schedules, campaigns };
+  return { app, platform, modules, jobs };
 }

@@ -1,4 +1,4 @@
-// Process entry: config → database → app → (worker) → listen; graceful shutdown on signals.
+// Process entry: config → database → app → listen → jobs (ROLE=all|worker); graceful shutdown on signals.
 import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.ts';
@@ -7,8 +7,7 @@ import { resolveJwtSecret } from './platform/auth/jwt.ts';
 import { systemClock } from './platform/clock.ts';
 import { migrateToLatest, openDatabase } from './platform/db/database.ts';
 import { usablePgliteTemplate } from './platform/db/pglite-template.ts';
-import { createWebhookWorker } from './modules/webhooks/worker.ts';
-import { createHousekeepingWorker } from './modules/housekeeping/worker.ts';
+import { startJobs, stopJobs } from './platform/jobs/job.ts';
 import { describeMediaHealth } from './providers/health.ts';
 import { createStartupPhases, STARTUP_LOG_MESSAGE } from './platform/startup-phases.ts';
 
@@ -39,20 +38,8 @@ async function main() {
   redis?.on('error', () => undefined);
   const jwtSecret = await resolveJwtSecret(config.auth.jwtSecret, config.dataDir);
   phases.end('jwt_secret');
-  const { app, platform, calls, payments, voice, schedules, campaigns } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis, phases });
-  const webhookWorker =
-    config.role === 'api'
-      ? null
-      : createWebhookWorker({
-          database,
-          clock: systemClock,
-          webhooks: config.webhooks,
-          outbound: platform.outbound,
-          logger: app.log,
-          wake: platform.events.wake,
-          tracer: platform.telemetry.tracer,
-        });
-  const housekeeping = config.role === 'api' ? null : createHousekeepingWorker({ database, clock: systemClock, logger: app.log, intervalMs: 10 * 60_000 });
+  // `jobs`: every module's background jobs, in start order (src/app.ts lists them).
+  const { app, platform, modules, jobs } = await buildApp({ config, database, clock: systemClock, jwtSecret, redis, phases });
 
   // Explicit server timeouts: a slow client cannot hold a socket forever.
   app.server.requestTimeout = 60_000;
@@ -62,15 +49,9 @@ async function main() {
   closeWithGrace({ delay: 10_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'closing after an error');
     else app.log.info({ signal }, 'shutting down');
-    // Stop claiming first; deliveries in flight are recorded before the outbound client closes.
-    await webhookWorker?.stop();
-    await housekeeping?.stop();
-    await schedules.worker.stop();
-    await campaigns.dialer.stop();
-    await calls.worker.stop();
-    await calls.postCall.stop();
-    await payments.worker.stop();
-    await voice.worker.stop();
+    // Stop claiming first (last started first); deliveries in flight are recorded before the
+    // outbound client closes (app.close).
+    await stopJobs(jobs);
     await app.close();
     redis?.disconnect();
     await database.close();
@@ -82,22 +63,9 @@ async function main() {
 
   // The background jobs claim and run rows; no request waits for them, so they start once the
   // server listens (their first claims would otherwise queue ahead of the first requests on PGlite).
+  // ROLE=api runs none of them: another instance (ROLE=worker|all) does.
   const startWorkers = async () => {
-    await webhookWorker?.start();
-    housekeeping?.start();
-    if (config.role === 'api') return;
-    // The dialer: queued calls (and calls whose process died) are picked up by ROLE=all|worker.
-    await calls.worker.start();
-    // After the call: recordings, extraction, call.ended (calls ended anywhere, or left by a dead worker).
-    await calls.postCall.start();
-    // The campaign dialer: queues due contacts' calls for the dialer above.
-    await campaigns.dialer.start();
-    // Auto-recharge charges wallets that crossed below their threshold.
-    payments.worker.start();
-    // Voice sessions nobody joined end when their token expires.
-    voice.worker.start();
-    // Scheduled calls fire at their time (those due while no worker ran fire now, late).
-    await schedules.worker.start();
+    if (config.role !== 'api') await startJobs(jobs);
   };
   // Route schemas compiled, plugins loaded: every route answers from here on.
   await app.ready();
@@ -112,7 +80,7 @@ async function main() {
     await startWorkers();
     phases.end('workers');
     // The media writer's thread loads now, not while the first caller waits for the greeting.
-    voice.service.prepareMedia();
+    modules.voice.service.prepareMedia();
     phases.end('media_writer');
     app.log.info(`docs at ${config.publicBaseUrl}/docs, schema at ${config.publicBaseUrl}/openapi.json (database: ${database.kind})`);
     // Which engines are real and whether they answer (the espeak-ng probe among them); logged once

@@ -10,7 +10,8 @@ import { describe, it } from 'node:test';
 // platform/db/foundation-tables.ts) are owned as FOUNDATION says. The check reads Kysely's
 // `insertInto` / `updateTable` / `deleteFrom` / `mergeInto` calls on a table named in the source
 // of every module and of the platform, and raw SQL's `insert into` / `update` / `delete from` of a
-// known table; tests and their helpers may write anything.
+// known table; tests and their helpers may write anything. Beside it: a route file reaches the data
+// only through its module's service (no query, no import of a repo).
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -99,16 +100,61 @@ export function crossWrites(base: string): string[] {
   return [...new Set(found)].sort();
 }
 
+const isRouteFile = (file: string) => /(^|\/)(routes|public-routes)\.ts$|\/routes\/[^/]+\.ts$/.test(file);
+/** A Kysely query, or an import of a repo module (`./repo.ts`, `../x/repo.ts`, `../repo.ts`), type-only imports included. */
+const QUERY = /\.(selectFrom|insertInto|updateTable|deleteFrom|mergeInto)\(/;
+const REPO_IMPORT = /^import\b[^;]*?\bfrom\s+'(\.{1,2}\/)+([\w-]+\/)*repo\.ts'/m;
+
+/** Route files that reach the data themselves instead of through their module's service, as `file: why`. */
+export function routesReachingData(base: string): { routeFiles: number; found: string[] } {
+  const routeFiles = sourceFiles(path.join(base, 'src/modules')).filter(isRouteFile);
+  const found: string[] = [];
+  for (const file of routeFiles) {
+    const text = fs.readFileSync(file, 'utf8');
+    if (QUERY.test(text)) found.push(`${path.relative(base, file)}: runs a query`);
+    if (REPO_IMPORT.test(text)) found.push(`${path.relative(base, file)}: imports a repo`);
+  }
+  return { routeFiles: routeFiles.length, found: found.sort() };
+}
+
 describe('table ownership', () => {
   it('no module writes a table another module owns (but the accepted writes and the known ones, each to go)', () => {
     assert.deepEqual(crossWrites(root), [...ACCEPTED, ...KNOWN].sort());
   });
 
-  it("no route file runs a query: its handlers call the module's service", () => {
-    const routeFiles = sourceFiles(path.join(root, 'src/modules')).filter((file) => /(^|\/)(routes|public-routes)\.ts$|\/routes\/[^/]+\.ts$/.test(file));
-    assert.ok(routeFiles.length > 20, `${routeFiles.length} route files found`);
-    const querying = routeFiles.filter((file) => /\.(selectFrom|insertInto|updateTable|deleteFrom|mergeInto)\(/.test(fs.readFileSync(file, 'utf8')));
-    assert.deepEqual(querying.map((file) => path.relative(root, file)), []);
+  it("no route file runs a query or imports a repo: its handlers call the module's service", () => {
+    const { routeFiles, found } = routesReachingData(root);
+    assert.ok(routeFiles > 20, `${routeFiles} route files found`);
+    assert.deepEqual(found, []);
+  });
+
+  it('finds a planted query and planted repo imports in route files, and only those', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-routes-'));
+    try {
+      const files: Record<string, string> = {
+        'src/modules/alpha/routes.ts': "import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';\nimport { createAlphaRepo } from './repo.ts';\n",
+        'src/modules/alpha/routes/read.ts': "import { type Row } from '../repo.ts';\nexport const r = (db) => db.selectFrom('alpha_things');\n",
+        'src/modules/beta/public-routes.ts': "import type {\n  AlphaRepo,\n} from '../alpha/repo.ts';\n",
+        'src/modules/beta/routes.ts': "import type { BetaService } from './service.ts';\nimport { present } from './present.ts';\n// the repo.ts of alpha is not ours\n",
+        'src/modules/beta/service.ts': "import { createBetaRepo } from './repo.ts';\nexport const s = (db) => db.selectFrom('beta_things');\n",
+        'src/modules/beta/reports.ts': "import { createBetaRepo } from './repo.ts';\n",
+      };
+      for (const [file, text] of Object.entries(files)) {
+        fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+        fs.writeFileSync(path.join(dir, file), text);
+      }
+      assert.deepEqual(routesReachingData(dir), {
+        routeFiles: 4,
+        found: [
+          'src/modules/alpha/routes.ts: imports a repo',
+          'src/modules/alpha/routes/read.ts: imports a repo',
+          'src/modules/alpha/routes/read.ts: runs a query',
+          'src/modules/beta/public-routes.ts: imports a repo',
+        ],
+      });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('finds a planted write, and only that one', () => {

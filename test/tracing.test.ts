@@ -10,7 +10,6 @@ import { signUp } from './support/fixtures.ts';
 import { startOtlpReceiver, type ReceivedSpan } from './support/otlp-receiver.ts';
 import { freePort } from './support/ports.ts';
 import { startReceiver } from '../src/modules/webhooks/test-receiver.ts';
-import { createWebhookWorker } from '../src/modules/webhooks/worker.ts';
 import { as, createCallAgent, placeCall, waitForEnd } from '../src/modules/calls/test-helpers.ts';
 
 // OpenTelemetry end to end (DESIGN part 9, Observability): a sandbox call placed over HTTP is one
@@ -34,7 +33,7 @@ async function sandboxCall(t: Awaited<ReturnType<typeof buildTestApp>>) {
   });
   const placed = await placeCall(t, user, { agent_id: agent.id, to: '+15550100200', simulation: { caller_script: SCRIPT } });
   const call = await waitForEnd(t, user, placed.id);
-  const worker = createWebhookWorker({ database: t.platform.database, clock: t.platform.clock, webhooks: t.platform.config.webhooks, outbound: t.platform.outbound, logger: t.platform.logger, tracer: t.platform.telemetry.tracer });
+  const worker = t.modules.webhooks.worker;
   while ((await worker.runDueOnce()) > 0);
   const deliveries = hooks.received.filter((r) => r.body.includes(call.id));
   return { user, agent, call, deliveries };

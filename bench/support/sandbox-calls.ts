@@ -46,7 +46,7 @@ const signature = (call: CallJson) => JSON.stringify(callSignature(call));
 
 async function start() {
   const dataDir = benchDataDir('sandbox');
-  const { app, platform, calls, database } = await buildBenchApp(dataDir, { SANDBOX_SPEED: SPEED, CALLS_PER_PROCESS: String(Math.max(...LEVELS, HANGUP_CALLS)) });
+  const { app, platform, modules: { calls }, database } = await buildBenchApp(dataDir, { SANDBOX_SPEED: SPEED, CALLS_PER_PROCESS: String(Math.max(...LEVELS, HANGUP_CALLS)) });
   await app.ready();
   await calls.worker.start();
   await calls.postCall.start();

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { createWebhookWorker } from '../../src/modules/webhooks/worker.ts';
 import { launchChromium } from '../../src/modules/widgets/browser-helpers.ts';
 import { buildTestApp } from '../support/app.ts';
 import { signUp } from '../support/fixtures.ts';
@@ -20,9 +19,9 @@ const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
 const t = await buildTestApp({ env: { PUBLIC_BASE_URL: origin, SANDBOX_SPEED: '20' } });
 await t.app.listen({ port, host: '127.0.0.1' });
-await t.calls.worker.start();
-await t.calls.postCall.start();
-const webhooks = createWebhookWorker({ database: t.platform.database, clock: t.platform.clock, webhooks: t.platform.config.webhooks, outbound: t.platform.outbound, logger: t.platform.logger });
+await t.modules.calls.worker.start();
+await t.modules.calls.postCall.start();
+const webhooks = t.modules.webhooks.worker;
 
 // One local server for the agent's webhook (/hooks) and its function (/orders).
 const hooks: Array<Record<string, unknown>> = [];

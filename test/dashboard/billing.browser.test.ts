@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { createWebhookWorker } from '../../src/modules/webhooks/worker.ts';
 import { startFakeStripe } from '../fakes/stripe/index.ts';
 import { launchChromium } from '../../src/modules/widgets/browser-helpers.ts';
 import { usd } from '../../web/dashboard/src/ui/format.ts';
@@ -21,8 +20,8 @@ const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
 const t = await buildTestApp({ env: { PUBLIC_BASE_URL: origin, SANDBOX_SPEED: 'max', TENANT_WEBHOOK_RETRY_SCHEDULE: '0,0' } });
 await t.app.listen({ port, host: '127.0.0.1' });
-await t.calls.worker.start();
-const webhooks = createWebhookWorker({ database: t.platform.database, clock: t.platform.clock, webhooks: t.platform.config.webhooks, outbound: t.platform.outbound, logger: t.platform.logger });
+await t.modules.calls.worker.start();
+const webhooks = t.modules.webhooks.worker;
 
 const STRIPE = { secretKey: 'sk_test_dashboard_0123456789', webhookSecret: 'whsec_dashboard_0123456789', publishableKey: 'pk_test_dashboard_0123456789' };
 const stripePort = await freePort();
@@ -163,7 +162,7 @@ describe('the billing and webhooks pages in Chromium', async () => {
     await page.getByTestId('balance-note').getByText(/Below your low-balance threshold of \$50\.00\. Auto-recharge adds \$30\.00/).waitFor();
     await checkPage(page, 'billing-settings');
 
-    assert.ok((await t.payments.worker.runDueOnce()) >= 1);
+    assert.ok((await t.modules.payments.worker.runDueOnce()) >= 1);
     await page.reload();
     await page.getByRole('row').filter({ hasText: 'auto-recharge' }).filter({ hasText: '$30.00' }).waitFor();
     assert.equal(await amountOf(page), wallet.balance_usd + 30);

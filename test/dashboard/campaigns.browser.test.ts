@@ -21,8 +21,8 @@ const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
 const t = await buildTestApp({ env: { PUBLIC_BASE_URL: origin, SANDBOX_SPEED: 'max' } });
 await t.app.listen({ port, host: '127.0.0.1' });
-await t.calls.worker.start();
-after(() => t.campaigns.dialer.stop());
+await t.modules.calls.worker.start();
+after(() => t.modules.campaigns.dialer.stop());
 
 const email = uniqueEmail('campaigns');
 const hhmm = (date: Date) => date.toISOString().slice(11, 16);
@@ -140,7 +140,7 @@ describe('campaigns, schedules, voice sessions, widgets and branding in Chromium
     assert.equal((await api('GET', `/v1/campaigns/${id}`)).json().status, 'running');
 
     // The dialer, held back so far, now places the calls; the page follows without a reload.
-    await t.campaigns.dialer.start();
+    await t.modules.campaigns.dialer.start();
     await status.getByText('completed').waitFor({ timeout: 60_000 });
     await page.getByTestId('progress-text').getByText('2 of 2 contacts done (100%)').waitFor();
     await page.locator('[data-field="Reached"]').getByText('2', { exact: true }).waitFor();

@@ -4,7 +4,6 @@ import http from 'node:http';
 import { after, describe, it } from 'node:test';
 import { decodeJwt, SignJWT } from 'jose';
 import type { Page } from 'playwright-core';
-import { createWebhookWorker } from '../../src/modules/webhooks/worker.ts';
 import { artifact, launchChromium } from '../../src/modules/widgets/browser-helpers.ts';
 import { buildTestApp } from '../support/app.ts';
 import { uniqueEmail } from '../support/fixtures.ts';
@@ -23,9 +22,9 @@ const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
 const t = await buildTestApp({ env: { PUBLIC_BASE_URL: origin, SANDBOX_SPEED: 'max', TENANT_WEBHOOK_RETRY_SCHEDULE: '0' } });
 await t.app.listen({ port, host: '127.0.0.1' });
-await t.calls.worker.start();
-await t.calls.postCall.start();
-const webhooks = createWebhookWorker({ database: t.platform.database, clock: t.platform.clock, webhooks: t.platform.config.webhooks, outbound: t.platform.outbound, logger: t.platform.logger });
+await t.modules.calls.worker.start();
+await t.modules.calls.postCall.start();
+const webhooks = t.modules.webhooks.worker;
 
 // A receiver that refuses until told to accept.
 let accepting = false;

@@ -20,7 +20,7 @@ const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
 const t = await buildTestApp({ env: { PUBLIC_BASE_URL: origin, SANDBOX_SPEED: 'max' } });
 await t.app.listen({ port, host: '127.0.0.1' });
-await t.calls.worker.start();
+await t.modules.calls.worker.start();
 
 const ownerEmail = uniqueEmail('owner');
 const ownerNewEmail = uniqueEmail('owner-new');

@@ -19,13 +19,13 @@ export async function startPlatform(env: Record<string, string> = {}): Promise<R
   const p = t.platform;
   const webhooks = createWebhookWorker({ database: p.database, clock: p.clock, webhooks: p.config.webhooks, outbound: p.outbound, logger: p.logger, wake: p.events.wake });
   await webhooks.start();
-  await t.calls.worker.start();
-  await t.calls.postCall.start();
+  await t.modules.calls.worker.start();
+  await t.modules.calls.postCall.start();
   // Closers run last registered first: the workers stop before the app (registered earlier) closes.
   closeAtEnd(async () => {
     await webhooks.stop();
-    await t.calls.worker.stop();
-    await t.calls.postCall.stop();
+    await t.modules.calls.worker.stop();
+    await t.modules.calls.postCall.stop();
   });
   await t.app.listen({ port, host: '127.0.0.1' });
   return { t, baseURL };

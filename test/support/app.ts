@@ -5,13 +5,9 @@ import type { TestContext } from 'node:test';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Redis } from 'ioredis';
 import pino, { type DestinationStream } from 'pino';
-import { buildApp } from '../../src/app.ts';
+import { type AppModules, buildApp } from '../../src/app.ts';
 import type { ProviderOverrides } from '../../src/providers/index.ts';
-import type { CallsModule } from '../../src/modules/calls/module.ts';
-import type { PaymentsModule } from '../../src/modules/payments/module.ts';
-import type { VoiceModule } from '../../src/modules/voice/module.ts';
-import type { SchedulesModule } from '../../src/modules/schedules/module.ts';
-import type { CampaignsModule } from '../../src/modules/campaigns/module.ts';
+import type { Job } from '../../src/platform/jobs/job.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Clock } from '../../src/platform/clock.ts';
 import type { DatabaseHandle } from '../../src/platform/db/database.ts';
@@ -26,16 +22,13 @@ import { logFileName } from './log-scan.ts';
 export interface TestApp {
   app: FastifyInstance;
   platform: Platform;
-  /** The calls module: its dialer (runDueOnce, start) and the runner of this app's live calls. */
-  calls: CallsModule;
-  /** The payments module: its service and the auto-recharge worker (runDueOnce). */
-  payments: PaymentsModule;
-  /** The voice module: sessions and the expiry worker (runDueOnce). */
-  voice: VoiceModule;
-  /** The schedules module: its worker (runDueOnce, start) and the dispatcher. */
-  schedules: SchedulesModule;
-  /** The campaigns module: its service and the campaign dialer (runDueOnce, start). */
-  campaigns: CampaignsModule;
+  /**
+   * The app's modules (src/app.ts), never started: e.g. `modules.calls` (its dialer's runDueOnce
+   * and start, the runner of this app's live calls), `modules.schedules.worker`, `modules.campaigns.dialer`.
+   */
+  modules: AppModules;
+  /** Every module's background jobs, in start order (as src/server.ts starts them). */
+  jobs: Job[];
   dataDir: string;
   /** The secret the app signs and verifies access tokens with (to forge tokens in tests). */
   jwtSecret: string;
@@ -96,7 +89,7 @@ export async function buildTestApp(
   // (test/log-secrets.check.ts); without one (a bare `node --test`) it logs nothing but to `logTo`.
   const streams = [suiteLogDestination(), options.logTo].filter((stream): stream is DestinationStream => stream !== undefined);
   const destination = streams.length > 1 ? pino.multistream(streams.map((stream) => ({ stream, level: 'debug' as const }))) : streams[0];
-  const { app, platform, calls, payments, voice, schedules, campaigns } = await buildApp({
+  const { app, platform, modules, jobs } = await buildApp({
     config,
     database,
     clock: options.clock ?? { now: () => new Date() },
@@ -119,11 +112,8 @@ export async function buildTestApp(
   return {
     app,
     platform,
-    calls,
-    payments,
-    voice,
-    schedules,
-    campaigns,
+    modules,
+    jobs,
     dataDir,
     jwtSecret,
     request({ token, workspaceId, headers, ...rest }) {

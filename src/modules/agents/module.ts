@@ -1,30 +1,25 @@
 import { createDialogueEngine } from '../../engine/index.ts';
 import type { Platform } from '../../platform/platform.ts';
-import { knowledgeOf } from '../knowledge-base/knowledge.ts';
+import type { KnowledgeSearch } from '../knowledge-base/search.ts';
 import { createFunctionCaller } from './functions.ts';
 import { createAgentsRepo } from './repo.ts';
-import { type AgentsService, createAgentsService } from './service.ts';
+import { agentsRoutes } from './routes.ts';
+import { createAgentsService } from './service.ts';
 
-// The app's one agents service, shared by the agents routes and the widgets' public chat.
+// The agents module: the routes and the service, which the widgets' public chat also uses; its
+// dialogue engine searches the knowledge bases through the app's one knowledge search.
 
-const byPlatform = new WeakMap<Platform, AgentsService>();
-
-export function agentsServiceOf(platform: Platform): AgentsService {
-  let service = byPlatform.get(platform);
-  if (!service) {
-    const { config, db, clock } = platform;
-    const knowledge = knowledgeOf(platform).search;
-    service = createAgentsService({
-      db,
-      clock,
-      config,
-      repo: createAgentsRepo(),
-      tts: platform.providers.tts,
-      functions: createFunctionCaller({ outbound: platform.outbound, clock }),
-      events: platform.events,
-      engineFor: (agent, functions) => createDialogueEngine({ llm: platform.providers.llmFor(agent.llm), knowledge, functions }),
-    });
-    byPlatform.set(platform, service);
-  }
-  return service;
+export function createAgentsModule(platform: Platform, deps: { knowledge: KnowledgeSearch }) {
+  const { config, db, clock } = platform;
+  const service = createAgentsService({
+    db,
+    clock,
+    config,
+    repo: createAgentsRepo(),
+    tts: platform.providers.tts,
+    functions: createFunctionCaller({ outbound: platform.outbound, clock }),
+    events: platform.events,
+    engineFor: (agent, functions) => createDialogueEngine({ llm: platform.providers.llmFor(agent.llm), knowledge: deps.knowledge, functions }),
+  });
+  return { routes: agentsRoutes(service), service };
 }

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import { IdParams, NoContent } from '../../platform/http/schemas.ts';
-import type { Platform } from '../../platform/platform.ts';
-import { agentsServiceOf } from './module.ts';
+import type { AgentsService } from './service.ts';
 import {
   Agent,
   AgentCreate,
@@ -24,9 +23,7 @@ const AgentParams = IdParams('Agent id (agent_…)');
 const tags = ['agents'];
 const write = { access: { auth: 'workspace', scope: 'write' } } as const;
 const read = { access: { auth: 'workspace', scope: 'read-only' } } as const;
-export function agentsRoutes(platform: Platform): FastifyPluginAsyncTypebox {
-  const service = agentsServiceOf(platform);
-
+export function agentsRoutes(service: AgentsService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/v1/agents',

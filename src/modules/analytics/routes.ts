@@ -1,18 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import { IdParams } from '../../platform/http/schemas.ts';
-import type { Platform } from '../../platform/platform.ts';
-import { createAnalyticsRepo } from './repo.ts';
 import { Overview, RangeQuery, Series } from './schemas.ts';
-import { createAnalyticsService } from './service.ts';
+import type { AnalyticsService } from './service.ts';
 
 // Analytics over calls: the workspace's overview, one agent's, and calls per UTC day.
 
 const tags = ['analytics'];
 const read = { access: { auth: 'workspace', scope: 'read-only' } } as const;
 
-export function analyticsRoutes(platform: Platform): FastifyPluginAsyncTypebox {
-  const service = createAnalyticsService({ ...platform, analytics: createAnalyticsRepo() });
+export function analyticsRoutes(service: AnalyticsService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/analytics/overview',

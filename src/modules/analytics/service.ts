@@ -2,7 +2,7 @@ import type { WorkspaceContext } from '../../platform/auth/access.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Executor } from '../../platform/db/schema.ts';
 import { notFound } from '../../platform/errors.ts';
-import { dateRangeOf, daysOf } from '../../platform/http/date-range.ts';
+import { dateRangeOf, perDayOf } from '../../platform/http/date-range.ts';
 import { microsToUsd } from '../../platform/money.ts';
 import type { AnalyticsRepo } from './repo.ts';
 
@@ -63,12 +63,15 @@ export function createAnalyticsService({ db, clock, analytics }: AnalyticsServic
     async series(ctx: WorkspaceContext, query: RangeQuery) {
       const range = dateRangeOf(query, clock.now());
       const rows = await analytics.byDay(db, ctx.workspaceId, range);
-      const byDay = new Map(rows.map((r) => [r.day, r]));
-      const data = daysOf(range).map((date) => {
-        const row = byDay.get(date);
-        return { date, count: Number(row?.count ?? 0), minutes: round2(Number(row?.duration ?? 0) / 60_000), cost_usd: microsToUsd(Number(row?.cost ?? 0)) };
-      });
+      const data = perDayOf(range, rows, (row, date) => ({
+        date,
+        count: Number(row?.count ?? 0),
+        minutes: round2(Number(row?.duration ?? 0) / 60_000),
+        cost_usd: microsToUsd(Number(row?.cost ?? 0)),
+      }));
       return { data };
     },
   };
 }
+
+export type AnalyticsService = ReturnType<typeof createAnalyticsService>;

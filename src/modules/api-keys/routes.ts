@@ -2,18 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Access } from '../../platform/auth/access.ts';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import { NoContent } from '../../platform/http/schemas.ts';
-import type { Platform } from '../../platform/platform.ts';
-import { createApiKeysRepo } from './repo.ts';
 import { ApiKey, ApiKeyCreate, ApiKeyList, ApiKeyListQuery, ApiKeyParams, ApiKeyUpdate, ApiKeyWithSecret } from './schemas.ts';
-import { createApiKeysService } from './service.ts';
+import type { ApiKeysService } from './service.ts';
 
 // Managing keys needs a user (JWT) who is an owner or admin of the workspace: a key cannot mint
 // or revoke keys, so a leaked key cannot entrench itself.
 const MANAGE: Access = { auth: 'workspace', scope: 'admin', userOnly: true };
 
-export function apiKeysRoutes(platform: Platform): FastifyPluginAsyncTypebox {
-  const service = createApiKeysService({ ...platform, apiKeys: createApiKeysRepo() });
-
+export function apiKeysRoutes(service: ApiKeysService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/v1/api-keys',

@@ -1,13 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
-import type { Platform } from '../../platform/platform.ts';
-import { createAuditLogRepo } from './repo.ts';
 import { AuditLogList, AuditLogQuery } from './schemas.ts';
-import { createAuditLogService } from './service.ts';
+import type { AuditLogService } from './service.ts';
 
-export function auditLogRoutes(platform: Platform): FastifyPluginAsyncTypebox {
-  const service = createAuditLogService({ ...platform, auditLog: createAuditLogRepo() });
-
+export function auditLogRoutes(service: AuditLogService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/audit-log',

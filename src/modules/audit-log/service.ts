@@ -40,3 +40,5 @@ export function createAuditLogService(deps: AuditLogServiceDeps) {
     },
   };
 }
+
+export type AuditLogService = ReturnType<typeof createAuditLogService>;

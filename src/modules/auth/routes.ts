@@ -2,10 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { userOf } from '../../platform/auth/authenticate.ts';
 import { IdParams, ListOf, ListQuery, NoContent } from '../../platform/http/schemas.ts';
 import { pageRequest } from '../../platform/pagination.ts';
-import type { Platform } from '../../platform/platform.ts';
-import { createWalletRepo } from '../wallet/repo.ts';
-import { createWorkspacesRepo } from '../workspaces/repo.ts';
-import { createUsersRepo } from './repo.ts';
 import {
   Accepted,
   ChangePasswordBody,
@@ -20,16 +16,9 @@ import {
   User,
   VerifyEmailBody,
 } from './schemas.ts';
-import { createAuthService } from './service.ts';
+import type { AuthService } from './service.ts';
 
-export function authRoutes(platform: Platform): FastifyPluginAsyncTypebox {
-  const service = createAuthService({
-    ...platform,
-    users: createUsersRepo(),
-    workspaces: createWorkspacesRepo(),
-    wallet: createWalletRepo(),
-  });
-
+export function authRoutes(service: AuthService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/v1/auth/register',

@@ -1,16 +1,11 @@
 import type { Platform } from '../../platform/platform.ts';
 import { createBrandingRepo } from './repo.ts';
-import { type BrandingService, createBrandingService } from './service.ts';
+import { brandingRoutes } from './routes.ts';
+import { createBrandingService } from './service.ts';
 
-// The app's one branding service, shared by the branding routes and the widget preview.
+// The branding module: the routes and the service, which the widgets' preview page also uses.
 
-const byPlatform = new WeakMap<Platform, BrandingService>();
-
-export function brandingServiceOf(platform: Platform): BrandingService {
-  let service = byPlatform.get(platform);
-  if (!service) {
-    service = createBrandingService({ db: platform.db, clock: platform.clock, repo: createBrandingRepo() });
-    byPlatform.set(platform, service);
-  }
-  return service;
+export function createBrandingModule(platform: Platform) {
+  const service = createBrandingService({ db: platform.db, clock: platform.clock, repo: createBrandingRepo() });
+  return { routes: brandingRoutes(service), service };
 }

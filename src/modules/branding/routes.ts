@@ -3,18 +3,15 @@ import { Type } from 'typebox';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import { notFound } from '../../platform/errors.ts';
 import { NoContent } from '../../platform/http/schemas.ts';
-import type { Platform } from '../../platform/platform.ts';
-import { brandingServiceOf } from './module.ts';
 import { Branding, BrandingBody, PublicBranding } from './schemas.ts';
-import { presentPublicBranding } from './service.ts';
+import { type BrandingService, presentPublicBranding } from './service.ts';
 
 // White-label branding: the workspace's own (admin) and the public lookup by domain.
 
 const tags = ['branding'];
 const admin = { access: { auth: 'workspace', scope: 'admin' } } as const;
 
-export function brandingRoutes(platform: Platform): FastifyPluginAsyncTypebox {
-  const service = brandingServiceOf(platform);
+export function brandingRoutes(service: BrandingService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/branding',

@@ -71,7 +71,7 @@ describe('a call whose process died', () => {
     const lastRenewedAt = new Date(answeredAt.getTime() + 1200);
     const id = await insertLiveCall(t, user, { answeredAt, lastRenewedAt, leaseExpiresAt: new Date(lastRenewedAt.getTime() + 30_000), holder: 'dead-host:1:00000000' });
 
-    await t.calls.worker.sweepOnce();
+    await t.modules.calls.worker.sweepOnce();
 
     const call = (await t.request({ method: 'GET', url: `/v1/calls/${id}`, ...as(user) })).json();
     assert.deepEqual([call.status, call.end_reason, call.error?.code], ['failed', 'media_error', 'runtime_lost']);
@@ -92,10 +92,10 @@ describe('a call whose process died', () => {
     const lastRenewedAt = new Date(answeredAt.getTime() + 1200);
     const holder = 'dead-host:2:00000000';
     const id = await insertLiveCall(t, user, { answeredAt, lastRenewedAt, leaseExpiresAt: new Date(now + 30_000), holder, provider: 'sandbox' });
-    await t.calls.journal.renew(holder, [{ id, elapsedMs: 31_000 }], 30_000);
+    await t.modules.calls.journal.renew(holder, [{ id, elapsedMs: 31_000 }], 30_000);
     await t.platform.db.updateTable('calls').set({ lease_expires_at: new Date(now - 1000) }).where('id', '=', id).execute();
 
-    await t.calls.worker.sweepOnce();
+    await t.modules.calls.worker.sweepOnce();
 
     const call = (await t.request({ method: 'GET', url: `/v1/calls/${id}`, ...as(user) })).json();
     assert.deepEqual([call.status, call.error?.code], ['failed', 'runtime_lost']);
@@ -107,7 +107,7 @@ describe('a call whose process died', () => {
     const user = await signUp(t);
     const now = t.platform.clock.now().getTime();
     const id = await insertLiveCall(t, user, { answeredAt: new Date(now - 10_000), lastRenewedAt: new Date(now - 1000), leaseExpiresAt: new Date(now + 29_000), holder: 'busy-host:1:00000000' });
-    await t.calls.worker.sweepOnce();
+    await t.modules.calls.worker.sweepOnce();
     assert.equal((await t.request({ method: 'GET', url: `/v1/calls/${id}`, ...as(user) })).json().status, 'in_progress');
   });
 });
@@ -120,7 +120,7 @@ describe('lease fence: journal.renew', () => {
     const id = await insertLiveCall(t, user, { answeredAt: new Date(now - 10_000), lastRenewedAt: new Date(now - 1000), leaseExpiresAt: expires, holder: 'new-host:2:bbbbbbbb' });
     const lease = () => t.platform.db.selectFrom('calls').select(['lease_holder', 'lease_expires_at']).where('id', '=', id).executeTakeFirstOrThrow();
 
-    assert.deepEqual(await t.calls.journal.renew('old-host:1:aaaaaaaa', [{ id, elapsedMs: 99_000 }], 60_000), []);
+    assert.deepEqual(await t.modules.calls.journal.renew('old-host:1:aaaaaaaa', [{ id, elapsedMs: 99_000 }], 60_000), []);
     const kept = await lease();
     assert.equal(kept.lease_holder, 'new-host:2:bbbbbbbb');
     assert.equal(new Date(kept.lease_expires_at as Date).getTime(), expires.getTime(), 'the lost holder did not extend it');
@@ -128,7 +128,7 @@ describe('lease fence: journal.renew', () => {
     const elapsed = async () => (await t.platform.db.selectFrom('calls').select('live_elapsed_ms').where('id', '=', id).executeTakeFirstOrThrow()).live_elapsed_ms;
     assert.equal(await elapsed(), null, 'nor wrote its length');
 
-    const renewed = await t.calls.journal.renew('new-host:2:bbbbbbbb', [{ id, elapsedMs: 9000 }], 60_000);
+    const renewed = await t.modules.calls.journal.renew('new-host:2:bbbbbbbb', [{ id, elapsedMs: 9000 }], 60_000);
     assert.deepEqual(renewed.map((r) => r.id), [id]);
     assert.ok(new Date((await lease()).lease_expires_at as Date).getTime() > expires.getTime());
     assert.equal(await elapsed(), 9000);

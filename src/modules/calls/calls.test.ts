@@ -9,7 +9,6 @@ import { decodedMs } from '../../../test/support/recordings.ts';
 import { securitySuite } from '../../../test/support/security.ts';
 import { newId } from '../../platform/ids.ts';
 import { startReceiver } from '../webhooks/test-receiver.ts';
-import { createWebhookWorker } from '../webhooks/worker.ts';
 import { as, createCallAgent, insertEndedCall, placeCall, waitForEnd } from './test-helpers.ts';
 
 // Sandbox calls end to end over HTTP: every magic number, the state history, transcript,
@@ -149,7 +148,7 @@ describe('call events to the agent webhook', () => {
   it('sends listing A (call_id and agent_id on every envelope) and listing B, in order, signed', async () => {
     const user = await signUp(t);
     const agent = await createCallAgent(t, user, { webhook_url: receiver.url });
-    const worker = createWebhookWorker({ database: t.platform.database, clock: t.platform.clock, webhooks: t.platform.config.webhooks, outbound: t.platform.outbound, logger: t.platform.logger });
+    const worker = t.modules.webhooks.worker;
     const before = receiver.received.length;
     const call = await waitForEnd(t, user, (await placeCall(t, user, { agent_id: agent.id, to: '+15550100200' })).id);
     while ((await worker.runDueOnce()) > 0);
@@ -184,7 +183,7 @@ describe('call events to the agent webhook', () => {
   it('webhook_events narrows both listings; a failed call sends call.ended and call.failed', async () => {
     const user = await signUp(t);
     const agent = await createCallAgent(t, user, { webhook_url: receiver.url, webhook_events: ['call.ended', 'call.failed'] });
-    const worker = createWebhookWorker({ database: t.platform.database, clock: t.platform.clock, webhooks: t.platform.config.webhooks, outbound: t.platform.outbound, logger: t.platform.logger });
+    const worker = t.modules.webhooks.worker;
     const before = receiver.received.length;
     const call = await waitForEnd(t, user, (await placeCall(t, user, { agent_id: agent.id, to: '+15550100101' })).id);
     while ((await worker.runDueOnce()) > 0);
@@ -262,7 +261,7 @@ describe('controlling calls', () => {
     assert.equal(canceled.json().end_reason, 'api_hangup');
 
     const live = await placeCall(t, user, { agent_id: agent.id, to: '+15550100200', simulation: { caller_script: [] } });
-    await t.calls.worker.runDueOnce();
+    await t.modules.calls.worker.runDueOnce();
     for (let i = 0; i < 200; i++) {
       const row = await t.request({ method: 'GET', url: `/v1/calls/${live.id}`, ...as(user) });
       if (row.json().status === 'in_progress') break;
@@ -284,7 +283,7 @@ describe('controlling calls', () => {
     const queued = await placeCall(t, user, { agent_id: agent.id, to: '+15550100200' });
     const early = await t.request({ method: 'POST', url: `/v1/calls/${queued.id}/transfer`, ...as(user), payload: {} });
     assert.equal(early.statusCode, 409);
-    await t.calls.worker.runDueOnce();
+    await t.modules.calls.worker.runDueOnce();
     for (let i = 0; i < 200; i++) {
       const row = await t.request({ method: 'GET', url: `/v1/calls/${queued.id}`, ...as(user) });
       if (row.json().status === 'in_progress') break;
@@ -360,7 +359,7 @@ describe('concurrency and inbound calls', () => {
     await t.platform.db.updateTable('workspaces').set({ max_concurrent_calls: 1 }).where('id', '=', user.workspaceId).execute();
     const first = await placeCall(t, user, { agent_id: agent.id, to: '+15550100200', simulation: { caller_script: ['Goodbye!'] } });
     const second = await placeCall(t, user, { agent_id: agent.id, to: '+15550100200', simulation: { caller_script: ['Goodbye!'] } });
-    await t.calls.worker.runDueOnce();
+    await t.modules.calls.worker.runDueOnce();
     const waiting = (await t.request({ method: 'GET', url: `/v1/calls/${second.id}`, ...as(user) })).json();
     assert.equal(waiting.status, 'queued');
     const firstDone = await waitForEnd(t, user, first.id);

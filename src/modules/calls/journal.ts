@@ -7,7 +7,8 @@ import type { SessionOutcome, TranscriptEntry } from '../../runtime/outcome.ts';
 import { createWalletRepo } from '../wallet/repo.ts';
 import { claimPostCalls, type PostCallFence, renewPostCall, retryPostCall, updateFenced } from './post-call-sql.ts';
 import type { CallRow } from './repo.ts';
-import { type CallLinks, endEventsOf } from './end-events.ts';
+import { createCallEvents } from './call-events.ts';
+import type { CallLinks } from './end-events.ts';
 import type { CallDirection, CallSimulation, CallsTable, CallStatus, EndReason } from './tables.ts';
 
 // The CallJournal: the only writer of `calls` and `call_status_events`. Every state change is one
@@ -130,18 +131,7 @@ export function createCallJournal(deps: JournalDeps) {
       select ${callId}, coalesce(max(seq), 0) + 1, ${status}, ${at} from call_status_events where call_id = ${callId}`.execute(tx);
   }
 
-  function emit(tx: Executor, call: CallRef, agent: AgentDestination | null, type: string, data: Record<string, unknown>) {
-    return events.emit(tx, { workspaceId: call.workspace_id, type, data, callId: call.id, agentId: call.agent_id, agent, traceParent: call.traceParent });
-  }
-
-  function emitAlone(call: CallRef, agent: AgentDestination | null, type: string, data: Record<string, unknown>) {
-    return events.emitAlone(db, { workspaceId: call.workspace_id, type, data, callId: call.id, agentId: call.agent_id, agent, traceParent: call.traceParent });
-  }
-
-  /** call.ended and the listing-B outcome of an ended call, from its row (recording, extraction and all). */
-  async function emitEndEvents(tx: Executor, row: CallRow & Pick<CallRef, 'traceParent'>, agent: AgentDestination | null) {
-    for (const event of endEventsOf(row, deps.links)) await emit(tx, row, agent, event.type, event.data);
-  }
+  const { emit, emitAlone, emitEnd } = createCallEvents({ db, events, links: deps.links });
 
   /** Moves the call to `status` if the transition is legal (and the holder still owns it); false otherwise. */
   async function move(tx: Executor, call: CallRef, status: CallStatus, set: Record<string, unknown>, holder?: string | null, expiredBefore?: Date, onlyFrom?: CallStatus[]): Promise<boolean> {
@@ -337,7 +327,7 @@ export function createCallJournal(deps: JournalDeps) {
         if (failures.analysis) Object.assign(set, { analysis_status: 'failed', analysis_error: failures.analysis.slice(0, 500) });
         if (!(await updateFenced(tx, fence, set, now))) return false;
         const row = await tx.selectFrom('calls').selectAll().where('id', '=', fence.id).executeTakeFirstOrThrow();
-        await emitEndEvents(tx, { ...row, traceParent }, agent);
+        await emitEnd(tx, { ...row, traceParent }, agent);
         return true;
       });
     },

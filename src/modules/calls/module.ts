@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { knowledgeOf } from '../knowledge-base/knowledge.ts';
+import type { Job } from '../../platform/jobs/job.ts';
 import type { Platform } from '../../platform/platform.ts';
+import type { KnowledgeSearch } from '../knowledge-base/search.ts';
 import { usdToMicros } from '../../platform/money.ts';
 import { createFunctionCaller } from '../agents/functions.ts';
 import { createWakeSignal } from '../../platform/outbox/emitter.ts';
@@ -9,6 +10,8 @@ import { createCallJournal } from './journal.ts';
 import { createPostCallJob } from './post-call.ts';
 import { createCallOwnership } from './ownership.ts';
 import { createCallRunner } from './runner.ts';
+import { createCallReads } from './reads.ts';
+import { callsRoutes } from './routes.ts';
 import { createCallsService } from './service.ts';
 import { createCallWorker } from './worker.ts';
 import { registerCallGauges } from './gauges.ts';
@@ -17,10 +20,10 @@ import { createLinkSigner } from './signed-links.ts';
 
 
 // The calls module assembled once per app: the journal (only writer of call rows), the runner of
-// this process's live calls, the service behind the routes, and the two jobs the server starts
-// (ROLE=all|worker): the dialer and the post-call job (recording, analysis, call.ended).
+// this process's live calls, the service behind the routes, and two jobs (ROLE=all|worker): the
+// dialer and the post-call job (recording, analysis, call.ended).
 
-export function createCallsModule(platform: Platform, options: { linkSecret: string }) {
+export function createCallsModule(platform: Platform, options: { linkSecret: string; knowledge: KnowledgeSearch }) {
   const { db, clock, config, providers } = platform;
   const signer = createLinkSigner({ secret: options.linkSecret, publicBaseUrl: config.publicBaseUrl, clock });
   const links = {
@@ -32,7 +35,7 @@ export function createCallsModule(platform: Platform, options: { linkSecret: str
   // The post-call job is woken in process after a finish commits (and by NOTIFY on PostgreSQL).
   const postCallWake = createWakeSignal();
   const journal = createCallJournal({ db, database: platform.database, nudgePostCall: () => postCallWake.nudge(), clock, events: platform.events, links, rates });
-  const knowledge = knowledgeOf(platform).search;
+  const { knowledge } = options;
   const functions = createFunctionCaller({ outbound: platform.outbound, clock });
   const runner = createCallRunner({
     db,
@@ -83,7 +86,14 @@ export function createCallsModule(platform: Platform, options: { linkSecret: str
     if (call.recording_key) await providers.blobs.delete(call.recording_key);
     await repo.clearContent(workspaceId, call.id, clock.now());
   }
-  return { journal, runner, ownership, worker, postCall, service, repo, links: signer, blobs: providers.blobs, removeContent };
+  const reads = createCallReads({ repo, links: signer, removeContent });
+  const jobs: Job[] = [
+    // The dialer: queued calls (and calls whose process died) are picked up.
+    { name: 'calls', start: worker.start, stop: worker.stop },
+    // After the call: recordings, extraction, call.ended (calls ended anywhere, or left by a dead worker).
+    { name: 'post-call', start: postCall.start, stop: postCall.stop },
+  ];
+  return { routes: callsRoutes({ service, reads, blobs: providers.blobs }), journal, runner, ownership, worker, postCall, service, reads, jobs };
 }
 
 export type CallsModule = ReturnType<typeof createCallsModule>;

@@ -23,21 +23,21 @@ describe('CALLS_PER_PROCESS', () => {
     let watching = true;
     const watcher = (async () => {
       while (watching) {
-        most = Math.max(most, t.calls.runner.size);
+        most = Math.max(most, t.modules.calls.runner.size);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();
 
     // Two claims at once (as the loop and runDueOnce may) share the process's room.
-    const claimed = await Promise.all([t.calls.worker.runDueOnce(), t.calls.worker.runDueOnce()]);
+    const claimed = await Promise.all([t.modules.calls.worker.runDueOnce(), t.modules.calls.worker.runDueOnce()]);
     assert.equal(claimed[0] + claimed[1], 2);
-    assert.equal(t.calls.runner.size, 2);
+    assert.equal(t.modules.calls.runner.size, 2);
     const queued = await t.platform.db.selectFrom('calls').select('id').where('id', 'in', ids).where('status', '=', 'queued').execute();
     assert.equal(queued.length, 3, 'the workspace limit allows 50, the process takes 2');
 
     const statuses = new Map<string, string>();
     while ([...ids].some((id) => !TERMINAL.has(statuses.get(id) ?? ''))) {
-      await t.calls.worker.runDueOnce();
+      await t.modules.calls.worker.runDueOnce();
       const rows = await t.platform.db.selectFrom('calls').select(['id', 'status']).where('id', 'in', ids).execute();
       for (const row of rows) statuses.set(row.id, row.status);
       const live = rows.filter((row) => row.status === 'ringing' || row.status === 'in_progress').length;

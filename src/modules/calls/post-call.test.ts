@@ -95,7 +95,7 @@ describe('after the call', () => {
     const completed = await eventsOf(call.id, 'call.completed');
     assert.equal(completed.length, 1);
     assert.ok(Object.hasOwn(JSON.parse(completed[0].payload).data.extracted, 'topic'));
-    await t.calls.postCall.runDueOnce();
+    await t.modules.calls.postCall.runDueOnce();
     assert.equal((await eventsOf(call.id, 'call.ended')).length, 1);
   });
 
@@ -116,7 +116,7 @@ describe('after the call', () => {
     const { user, call } = await endedCall(t, {}, ['Goodbye!']);
     // A directory where the MP3 should go: every attempt to store it fails.
     fs.mkdirSync(path.join(t.dataDir, 'blobs', 'recordings', user.workspaceId, `${call.id}.mp3`, 'in-the-way'), { recursive: true });
-    await t.calls.postCall.runDueOnce();
+    await t.modules.calls.postCall.runDueOnce();
     const retried = await rowOf(call.id);
     assert.equal(retried.recording_status, 'pending');
     assert.ok(retried.recording_error, 'the attempt\'s error is kept');
@@ -155,7 +155,7 @@ describe('after the call', () => {
     const { user, call } = await endedCall(t, {}, ['Goodbye!']);
     // A worker claims the call and dies (it never records anything): its lease runs out.
     const dead = { holder: 'dead-worker', leaseMs: 50 };
-    const claimed = await t.calls.journal.claimPostCalls({ ...dead, limit: 1000 });
+    const claimed = await t.modules.calls.journal.claimPostCalls({ ...dead, limit: 1000 });
     assert.ok(claimed.some((row) => row.id === call.id));
     await new Promise((resolve) => setTimeout(resolve, 60));
     const done = await waitForPostCall(t, user, call.id);
@@ -163,9 +163,9 @@ describe('after the call', () => {
     assert.equal((await rowOf(call.id)).post_call_attempts, 2);
     // The dead worker's results arrive late: none applies, nothing is emitted twice.
     const fence = { id: call.id, holder: dead.holder, attempt: 1 };
-    assert.equal(await t.calls.journal.recordingStored(fence, { key: 'recordings/elsewhere.mp3', bytes: 1 }), false);
-    assert.equal(await t.calls.journal.endPostCall(fence, null), false);
-    await t.calls.postCall.runDueOnce();
+    assert.equal(await t.modules.calls.journal.recordingStored(fence, { key: 'recordings/elsewhere.mp3', bytes: 1 }), false);
+    assert.equal(await t.modules.calls.journal.endPostCall(fence, null), false);
+    await t.modules.calls.postCall.runDueOnce();
     assert.equal((await eventsOf(call.id, 'call.ended')).length, 1);
     assert.equal((await eventsOf(call.id, 'call.completed')).length, 1);
     assert.equal((await rowOf(call.id)).recording_key, `recordings/${user.workspaceId}/${call.id}.mp3`);
@@ -183,7 +183,7 @@ describe('after the call', () => {
     ];
     while (holdersStarted(gate) < cpu.threads + cpu.backgroundThreads) await new Promise((resolve) => setTimeout(resolve, 5));
     // The attempt cannot encode now: its background thread is taken, so it waits its turn.
-    const attempt = t.calls.postCall.runDueOnce();
+    const attempt = t.modules.calls.postCall.runDueOnce();
     await Promise.race([attempt, new Promise((resolve) => setTimeout(resolve, 2000))]);
     const busy = await rowOf(call.id);
     assert.equal(busy.recording_status, 'pending');
@@ -211,12 +211,12 @@ describe('after the call', () => {
       ...Array.from({ length: cpu.backgroundThreads }, () => cpu.run(hold, { gate }, { lane: 'background', timeoutMs: 120_000 })),
     ];
     while (holdersStarted(gate) < cpu.threads + cpu.backgroundThreads) await new Promise((resolve) => setTimeout(resolve, 5));
-    await t.calls.postCall.start();
+    await t.modules.calls.postCall.start();
     // The worker has claimed the call and waits for the background thread, which stays held.
     while ((await rowOf(call.id)).post_call_attempts === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     let released = false;
     void Promise.all(holders).then(() => (released = true));
-    await t.calls.postCall.stop();
+    await t.modules.calls.postCall.stop();
     assert.equal(released, false, 'stop() returned while the threads were still held');
     const stopped = await rowOf(call.id);
     assert.equal(stopped.recording_status, 'pending');

@@ -37,8 +37,8 @@ for (const speed of ['max', '20', '1']) {
     let t: TestApp;
     before(async () => {
       t = await buildTestApp({ env: { SANDBOX_SPEED: speed } });
-      t.calls.worker.start();
-      t.calls.postCall.start();
+      t.modules.calls.worker.start();
+      t.modules.calls.postCall.start();
     });
 
     /** Every call ended, polled gently: a tight poll per call would take the event loop from the calls. */
@@ -47,7 +47,7 @@ for (const speed of ['max', '20', '1']) {
       const ended = new Map<string, CallJson>();
       while (ended.size < ids.length) {
         assert.ok(Date.now() < deadline, `${ids.length - ended.size} calls still running after 10 minutes`);
-        await t.calls.worker.runDueOnce();
+        await t.modules.calls.worker.runDueOnce();
         for (const id of ids.filter((id) => !ended.has(id))) {
           const call = (await t.request({ method: 'GET', url: `/v1/calls/${id}`, ...as(user) })).json();
           if (TERMINAL.has(call.status)) ended.set(id, call);
@@ -107,8 +107,8 @@ for (const speed of ['max', '20', '1']) {
     });
 
     after(async () => {
-      await t.calls.worker.stop();
-      await t.calls.postCall.stop();
+      await t.modules.calls.worker.stop();
+      await t.modules.calls.postCall.stop();
     });
   });
 }

@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { CallsModule } from './module.ts';
-import { presentCall } from './repo.ts';
+import type { BlobStore } from '../../ports/blobs.ts';
+import type { CallReads } from './reads.ts';
 import { callControlRoutes } from './routes/control.ts';
 import { callReadRoutes } from './routes/read.ts';
+import type { CallsService } from './service.ts';
 
 // The calls API: 12 operations on calls plus the sandbox's inbound call.
-export function callsRoutes(calls: CallsModule): FastifyPluginAsyncTypebox {
+export function callsRoutes(deps: { service: CallsService; reads: CallReads; blobs: BlobStore }): FastifyPluginAsyncTypebox {
   return async (app) => {
-    await app.register(callReadRoutes({ repo: calls.repo, blobs: calls.blobs, links: calls.links, removeContent: calls.removeContent }));
-    await app.register(callControlRoutes(calls.service, (row) => presentCall(row, calls.links)));
+    await app.register(callReadRoutes({ reads: deps.reads, blobs: deps.blobs }));
+    await app.register(callControlRoutes(deps.service, deps.reads.present));
   };
 }

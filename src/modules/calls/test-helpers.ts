@@ -36,7 +36,7 @@ const TERMINAL = new Set(['completed', 'transferred', 'voicemail', 'failed', 'bu
 export async function waitForTerminal(t: TestApp, user: TestUser, callId: string, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    await t.calls.worker.runDueOnce();
+    await t.modules.calls.worker.runDueOnce();
     const res = await t.request({ method: 'GET', url: `/v1/calls/${callId}`, ...as(user) });
     assert.equal(res.statusCode, 200, res.body);
     const call = res.json();
@@ -53,7 +53,7 @@ export async function waitForTerminal(t: TestApp, user: TestUser, callId: string
 export async function waitForPostCall(t: TestApp, user: TestUser, callId: string, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    await t.calls.postCall.runDueOnce();
+    await t.modules.calls.postCall.runDueOnce();
     const row = await t.platform.db.selectFrom('calls').select(['ended_event_at', 'status']).where('id', '=', callId).executeTakeFirstOrThrow();
     if (row.ended_event_at !== null) {
       const res = await t.request({ method: 'GET', url: `/v1/calls/${callId}`, ...as(user) });
@@ -69,7 +69,7 @@ export async function waitForPostCall(t: TestApp, user: TestUser, callId: string
 export async function waitForRecording(t: TestApp, user: TestUser, callId: string, timeoutMs = 120_000): Promise<Buffer> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    await t.calls.postCall.runDueOnce();
+    await t.modules.calls.postCall.runDueOnce();
     const res = await t.request({ method: 'GET', url: `/v1/calls/${callId}/recording.mp3`, ...as(user) });
     if (res.statusCode !== 409) {
       assert.equal(res.statusCode, 200, res.body);

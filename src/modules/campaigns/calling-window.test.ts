@@ -65,11 +65,11 @@ describe('calling window (dialer, fake clock)', () => {
       (await t.platform.db.selectFrom('calls').select('to_number').where('campaign_id', '=', campaign.id).where('status', '<>', 'canceled').orderBy('to_number').execute()).map((c) => c.to_number);
 
     // 09:30 in Paris, 03:30 in New York, 17:30 in Tokyo: the two Paris contacts only.
-    assert.equal(await t.campaigns.dialer.runDueOnce(), 2);
+    assert.equal(await t.modules.campaigns.dialer.runDueOnce(), 2);
     assert.deepEqual(await dialed(), [SANDBOX_NUMBERS.busy, '+15550100500']);
 
     // Run those calls to their end: the busy one waits 30 minutes for its retry.
-    await t.calls.worker.runDueOnce();
+    await t.modules.calls.worker.runDueOnce();
     for (let i = 0; i < 600; i++) {
       const open = await t.platform.db.selectFrom('campaign_contacts').select('id').where('campaign_id', '=', campaign.id).where('status', '=', 'calling').execute();
       if (open.length === 0) break;
@@ -79,16 +79,16 @@ describe('calling window (dialer, fake clock)', () => {
     assert.equal(busy.attempts, 1);
     assert.equal(busy.next_attempt_at, new Date(clock.now().getTime() + 30 * 60_000).toISOString());
     clock.advance(29 * 60_000);
-    assert.equal(await t.campaigns.dialer.runDueOnce(), 0, 'neither the retry (29 min) nor New York (04:59) is due');
+    assert.equal(await t.modules.campaigns.dialer.runDueOnce(), 0, 'neither the retry (29 min) nor New York (04:59) is due');
 
     // 14:30 UTC: 09:30 in New York, 15:30 in Paris; Tokyo 23:30 still waits.
     clock.set(new Date('2026-11-23T14:30:00Z'));
-    assert.equal(await t.campaigns.dialer.runDueOnce(), 2);
+    assert.equal(await t.modules.campaigns.dialer.runDueOnce(), 2);
     assert.deepEqual(await dialed(), [SANDBOX_NUMBERS.busy, SANDBOX_NUMBERS.busy, '+15550100500', '+15550100501']);
 
     // Tuesday 00:30 UTC = 09:30 in Tokyo.
     clock.set(new Date('2026-11-24T00:30:00Z'));
-    assert.equal(await t.campaigns.dialer.runDueOnce(), 1);
+    assert.equal(await t.modules.campaigns.dialer.runDueOnce(), 1);
     // (Read from the table: the user's access token has expired by this clock.)
     const tokyo = await t.platform.db.selectFrom('campaign_contacts').selectAll().where('campaign_id', '=', campaign.id).where('phone', '=', '+15550100502').executeTakeFirstOrThrow();
     assert.equal(tokyo.status, 'calling');

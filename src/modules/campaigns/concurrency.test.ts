@@ -22,19 +22,19 @@ describe('campaign concurrency', () => {
     await uploadCsv(t, user, campaign.id, numbersCsv(6));
     await action(t, user, campaign.id, 'start');
 
-    assert.equal(await t.campaigns.dialer.runDueOnce(), 2, 'two calls queued (concurrency 2)');
-    assert.equal(await t.campaigns.dialer.runDueOnce(), 0, 'two queued calls fill the campaign');
+    assert.equal(await t.modules.campaigns.dialer.runDueOnce(), 2, 'two calls queued (concurrency 2)');
+    assert.equal(await t.modules.campaigns.dialer.runDueOnce(), 0, 'two queued calls fill the campaign');
     const queued = await unended(campaign.id);
     assert.deepEqual(queued.map((c) => c.status), ['queued', 'queued']);
 
     // The calls dialer picks one up: one queued and one ringing are still two.
     await t.platform.db.updateTable('calls').set({ status: 'ringing' }).where('id', '=', queued[0].id).execute();
-    assert.equal(await t.campaigns.dialer.runDueOnce(), 0);
+    assert.equal(await t.modules.campaigns.dialer.runDueOnce(), 0);
 
     const patched = await t.request({ method: 'PATCH', url: `/v1/campaigns/${campaign.id}`, ...as(user), payload: { concurrency: 3 } });
     assert.equal(patched.statusCode, 200, patched.body);
-    assert.equal(await t.campaigns.dialer.runDueOnce(), 1, 'one more slot, one more call');
-    assert.equal(await t.campaigns.dialer.runDueOnce(), 0);
+    assert.equal(await t.modules.campaigns.dialer.runDueOnce(), 1, 'one more slot, one more call');
+    assert.equal(await t.modules.campaigns.dialer.runDueOnce(), 0);
     assert.equal((await unended(campaign.id)).length, 3);
     const stats = (await t.request({ method: 'GET', url: `/v1/campaigns/${campaign.id}`, ...as(user) })).json().stats;
     assert.deepEqual([stats.pending, stats.in_progress], [3, 3]);

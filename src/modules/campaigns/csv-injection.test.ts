@@ -24,7 +24,7 @@ describe('CSV exports neutralise formula cells', () => {
     const campaign = await createCampaign(t, user, { agent_id: agent.id, concurrency: 2, simulation: { caller_script: [SAID, 'Goodbye!'] } });
     assert.equal((await uploadCsv(t, user, campaign.id, UPLOAD)).accepted, 2);
     await action(t, user, campaign.id, 'start');
-    assert.equal(await t.campaigns.dialer.runDueOnce(), 2);
+    assert.equal(await t.modules.campaigns.dialer.runDueOnce(), 2);
     const calls = await t.platform.db.selectFrom('calls').select('id').where('campaign_id', '=', campaign.id).execute();
     for (const call of calls) {
       const ended = await waitForEnd(t, user, call.id);

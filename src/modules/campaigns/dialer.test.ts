@@ -7,7 +7,6 @@ import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
 import { SANDBOX_NUMBERS } from '../../providers/telephony/sandbox.ts';
 import { as, createCallAgent } from '../calls/test-helpers.ts';
 import { startReceiver } from '../webhooks/test-receiver.ts';
-import { createWebhookWorker } from '../webhooks/worker.ts';
 import { action, createCampaign, numbersCsv, uploadCsv } from './test-helpers.ts';
 
 // The campaign dialer with the real call runtime (sandbox calls at SANDBOX_SPEED 100, ended by the agent's max_duration so each is short): the
@@ -48,8 +47,8 @@ describe('campaign dialer', () => {
     assert.equal(upload.accepted, 202);
     await t.request({ method: 'POST', url: '/v1/dnc', ...as(user), payload: { number: blockedLater } });
 
-    await t.calls.worker.start();
-    await t.campaigns.dialer.start();
+    await t.modules.calls.worker.start();
+    await t.modules.campaigns.dialer.start();
     try {
       assert.equal((await action(t, user, campaign.id, 'start')).status, 'running');
       let maxLive = 0;
@@ -82,8 +81,8 @@ describe('campaign dialer', () => {
       assert.ok(maxLive <= 5, `at most 5 live calls sampled (saw ${maxLive})`);
       assert.ok(maxLive >= 2, `calls ran side by side (saw at most ${maxLive})`);
     } finally {
-      await t.campaigns.dialer.stop();
-      await t.calls.worker.stop();
+      await t.modules.campaigns.dialer.stop();
+      await t.modules.calls.worker.stop();
     }
 
     // The same from the record: calls live at once (ringing → ended) never overlap more than 5.
@@ -135,7 +134,7 @@ describe('campaign dialer', () => {
     // campaign.completed, once, delivered to the tenant webhook.
     const events = await t.platform.db.selectFrom('webhook_events').select('payload').where('workspace_id', '=', user.workspaceId).where('type', '=', 'campaign.completed').execute();
     assert.equal(events.length, 1);
-    const worker = createWebhookWorker({ database: t.platform.database, clock: t.platform.clock, webhooks: t.platform.config.webhooks, outbound: t.platform.outbound, logger: t.platform.logger });
+    const worker = t.modules.webhooks.worker;
     await worker.runDueOnce();
     const delivered = receiver.received.filter((r) => r.body.includes('campaign.completed') && r.body.includes(campaign.id));
     assert.equal(delivered.length, 1);
@@ -175,7 +174,7 @@ describe('campaign dialer', () => {
     await uploadCsv(t, user, campaign.id, numbersCsv(3));
     await action(t, user, campaign.id, 'start');
     await t.platform.db.updateTable('wallets').set({ balance_micros: 0 }).where('workspace_id', '=', user.workspaceId).execute();
-    await t.campaigns.dialer.runDueOnce();
+    await t.modules.campaigns.dialer.runDueOnce();
     const paused = await campaignOf(user, campaign.id);
     assert.equal(paused.status, 'paused');
     assert.equal(paused.pause_reason, 'insufficient_balance');
@@ -187,12 +186,12 @@ describe('campaign dialer', () => {
     const campaign = await createCampaign(t, user, { concurrency: 3 });
     await uploadCsv(t, user, campaign.id, numbersCsv(5));
     await action(t, user, campaign.id, 'start');
-    assert.equal(await t.campaigns.dialer.runDueOnce(), 3, 'three calls queued (concurrency 3)');
+    assert.equal(await t.modules.campaigns.dialer.runDueOnce(), 3, 'three calls queued (concurrency 3)');
     const canceled = await action(t, user, campaign.id, 'cancel');
     assert.equal(canceled.status, 'canceled');
     assert.equal(canceled.stats.canceled, 5);
     const calls = await t.platform.db.selectFrom('calls').select('status').where('campaign_id', '=', campaign.id).execute();
     assert.deepEqual(calls.map((c) => c.status), ['canceled', 'canceled', 'canceled']);
-    assert.equal(await t.campaigns.dialer.runDueOnce(), 0);
+    assert.equal(await t.modules.campaigns.dialer.runDueOnce(), 0);
   });
 });

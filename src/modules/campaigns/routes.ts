@@ -4,10 +4,8 @@ import { invalidField } from '../../platform/errors.ts';
 import { registerMultipartForm } from '../../platform/http/multipart-form.ts';
 import { ListOf, mediaBody, NoContent } from '../../platform/http/schemas.ts';
 import { pageRequest } from '../../platform/pagination.ts';
-import type { Platform } from '../../platform/platform.ts';
 import { MAX_UPLOAD_BYTES } from './contacts-csv.ts';
-import type { CampaignsModule } from './module.ts';
-import { resultsCsv, statsOfCampaign } from './results.ts';
+import type { CampaignsService } from './service.ts';
 import {
   Campaign,
   CampaignCreate,
@@ -31,8 +29,7 @@ const tags = ['campaigns'];
 const read = { access: { auth: 'workspace', scope: 'read-only' } } as const;
 const write = { access: { auth: 'workspace', scope: 'write' } } as const;
 
-export function campaignsRoutes(platform: Platform, campaigns: CampaignsModule): FastifyPluginAsyncTypebox {
-  const { service } = campaigns;
+export function campaignsRoutes(service: CampaignsService): FastifyPluginAsyncTypebox {
   return async (app) => {
     const files = new WeakMap<object, Buffer>();
     await registerMultipartForm(app, {
@@ -144,15 +141,14 @@ export function campaignsRoutes(platform: Platform, campaigns: CampaignsModule):
         config: read,
       },
       async (request, reply) => {
-        const campaign = await service.campaignOf(workspaceOf(request).workspaceId, request.params.id);
-        const csv = await resultsCsv(platform.db, campaign);
-        return reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${campaign.id}-results.csv"`).send(csv as never);
+        const { filename, csv } = await service.results(workspaceOf(request), request.params.id);
+        return reply.type('text/csv; charset=utf-8').header('Content-Disposition', `attachment; filename="${filename}"`).send(csv as never);
       },
     );
     app.get(
       '/v1/campaigns/:id/stats',
       { schema: { operationId: 'getCampaignStats', summary: 'Contact counts, calls placed and their outcomes, duration and cost', tags, params: CampaignParams, response: { 200: CampaignStatsDetail } }, config: read },
-      async (request) => statsOfCampaign(platform.db, await service.campaignOf(workspaceOf(request).workspaceId, request.params.id)),
+      async (request) => service.stats(workspaceOf(request), request.params.id),
     );
   };
 }

@@ -14,6 +14,7 @@ import { isTimeZone } from './calling-window.ts';
 import type * as worker from './csv-worker.ts';
 import { presentAttempt, presentCampaign, presentContact } from './present.ts';
 import { type CampaignRow, createCampaignsRepo } from './repo.ts';
+import { resultsCsv, statsOfCampaign } from './results.ts';
 import type { CampaignCreate, CampaignUpdate, UploadResult } from './schemas.ts';
 import type { CampaignStatus, ContactStatus } from './tables.ts';
 
@@ -96,8 +97,6 @@ export function createCampaignsService(deps: CampaignsServiceDeps) {
   }
 
   return {
-    campaignOf,
-
     async create(ctx: WorkspaceContext, body: CampaignCreate) {
       checkSettings(body);
       await requireCallAgent(db, ctx.workspaceId, body.agent_id);
@@ -249,6 +248,16 @@ export function createCampaignsService(deps: CampaignsServiceDeps) {
       });
       await cancelQueuedCalls(id);
       return present(row);
+    },
+
+    /** The results CSV of a campaign (streamed as it is read) and the file name it is served as. */
+    async results(ctx: WorkspaceContext, id: string) {
+      const campaign = await campaignOf(ctx.workspaceId, id);
+      return { filename: `${campaign.id}-results.csv`, csv: await resultsCsv(db, campaign) };
+    },
+
+    async stats(ctx: WorkspaceContext, id: string) {
+      return statsOfCampaign(db, await campaignOf(ctx.workspaceId, id));
     },
   };
 }

@@ -1,22 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Platform } from '../../platform/platform.ts';
 import { AgentTemplateList, Mp3Audio, NotModified, PreviewQuery, VoiceList, VoiceListQuery, VoiceParams } from './schemas.ts';
-import { createCatalogService } from './service.ts';
+import type { CatalogService } from './service.ts';
 
 // Catalog routes: read-only workspace routes like the rest of the authenticated API (DESIGN part
 // 7 marks only some routes public, and these are not among them).
 
 const read = { access: { auth: 'workspace', scope: 'read-only' } } as const;
 
-export function catalogRoutes(platform: Platform): FastifyPluginAsyncTypebox {
-  // Synthesis and MP3 encoding run in the app's worker threads: a 300-letter preview is about a
-  // second of CPU, and eight at once on the event loop held /v1/health for 1.6 s.
-  const service = createCatalogService({
-    tts: platform.providers.tts,
-    publicBaseUrl: platform.config.publicBaseUrl,
-    cpu: platform.cpu,
-  });
-
+export function catalogRoutes(service: CatalogService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/voices',

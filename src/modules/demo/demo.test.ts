@@ -24,7 +24,7 @@ async function demoState(app: TestApp = t) {
 async function runUntilEnded(callId: string) {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    await t.calls.worker.runDueOnce();
+    await t.modules.calls.worker.runDueOnce();
     const call = await t.platform.db.selectFrom('calls').selectAll().where('id', '=', callId).executeTakeFirstOrThrow();
     if (TERMINAL.has(call.status)) return call;
     if (Date.now() > deadline) assert.fail(`call ${callId} still ${call.status}`);
@@ -145,7 +145,7 @@ describe('demo calls with a real telephony provider', () => {
     const { ids } = await demoState();
     const service = createDemoService({
       db: t.platform.db,
-      calls: t.calls.service,
+      calls: t.modules.calls.service,
       telephony: { simulated: false, ownsCallerIds: true },
       bootstrap: () => bootstrap(),
       engineFor: () => assert.fail('no chat here'),

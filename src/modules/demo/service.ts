@@ -73,3 +73,5 @@ export function createDemoService(deps: DemoServiceDeps) {
     },
   };
 }
+
+export type DemoService = ReturnType<typeof createDemoService>;

@@ -1,12 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { type Static, Type } from 'typebox';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
-import { invalidField, notFound } from '../../platform/errors.ts';
-import { ListOf, ListQuery, NoContent, Nullable, Timestamp } from '../../platform/http/schemas.ts';
-import { pageRequest, toPage } from '../../platform/pagination.ts';
-import type { Platform } from '../../platform/platform.ts';
-import { toE164 } from '../../platform/phone.ts';
-import { createDncRepo } from './repo.ts';
+import { ListOf, ListQuery, NoContent } from '../../platform/http/schemas.ts';
+import { pageRequest } from '../../platform/pagination.ts';
+import { DncBody, DncEntry, NumberParams } from './schemas.ts';
+import type { DncService } from './service.ts';
 
 // The do-not-call list: GET/POST /v1/dnc, DELETE /v1/dnc/{number}. Adding a listed number again
 // is not an error: it answers the entry (200; 201 when new).
@@ -15,36 +12,12 @@ const tags = ['do-not-call'];
 const read = { access: { auth: 'workspace', scope: 'read-only' } } as const;
 const write = { access: { auth: 'workspace', scope: 'write' } } as const;
 
-const DncEntry = Type.Object(
-  { number: Type.String({ examples: ['+15550100222'] }), reason: Nullable(Type.String()), created_at: Timestamp },
-  { title: 'DoNotCallEntry' },
-);
-const DncBody = Type.Object(
-  { number: Type.String({ minLength: 3, maxLength: 32, description: 'Phone number, normalised to E.164' }), reason: Type.Optional(Type.String({ maxLength: 500 })) },
-  { additionalProperties: false },
-);
-const NumberParams = Type.Object({ number: Type.String({ maxLength: 40, description: 'E.164 number, URL-encoded (%2B for +)' }) });
-
-type Row = { number: string; reason: string | null; created_at: Date | string };
-const present = (row: Row): Static<typeof DncEntry> => ({ number: row.number, reason: row.reason, created_at: new Date(row.created_at).toISOString() });
-
-function e164(raw: string, path: string): string {
-  const number = toE164(raw);
-  if (!number) throw invalidField(path, 'must be a possible phone number (E.164, e.g. +15550100200)');
-  return number;
-}
-
-export function dncRoutes(platform: Platform): FastifyPluginAsyncTypebox {
-  const repo = createDncRepo(platform.db);
+export function dncRoutes(service: DncService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/dnc',
       { schema: { operationId: 'listDoNotCall', summary: 'The do-not-call list, newest first', tags, querystring: ListQuery, response: { 200: ListOf(DncEntry, 'DoNotCallList') } }, config: read },
-      async (request) => {
-        const page = pageRequest(request.query);
-        const rows = await repo.list(workspaceOf(request).workspaceId, page);
-        return toPage(rows, page, (r) => `${new Date(r.created_at).toISOString()}|${r.number}`, present);
-      },
+      async (request) => service.list(workspaceOf(request), pageRequest(request.query)),
     );
     app.post(
       '/v1/dnc',
@@ -53,8 +26,8 @@ export function dncRoutes(platform: Platform): FastifyPluginAsyncTypebox {
         config: write,
       },
       async (request, reply) => {
-        const { row, created } = await repo.add(workspaceOf(request).workspaceId, e164(request.body.number, 'number'), request.body.reason ?? null, platform.clock.now());
-        return reply.code(created ? 201 : 200).send(present(row));
+        const { entry, created } = await service.add(workspaceOf(request), request.body);
+        return reply.code(created ? 201 : 200).send(entry);
       },
     );
     app.delete(
@@ -64,8 +37,7 @@ export function dncRoutes(platform: Platform): FastifyPluginAsyncTypebox {
         config: { ...write, audit: { resourceParam: 'number' } },
       },
       async (request, reply) => {
-        const number = toE164(request.params.number);
-        if (!number || !(await repo.remove(workspaceOf(request).workspaceId, number))) throw notFound('do-not-call entry');
+        await service.remove(workspaceOf(request), request.params.number);
         return reply.code(204).send(null);
       },
     );

@@ -1,18 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { userOf, workspaceOf } from '../../platform/auth/authenticate.ts';
 import { ListQuery, NoContent } from '../../platform/http/schemas.ts';
-import type { Platform } from '../../platform/platform.ts';
-import { createWorkspacesRepo } from '../workspaces/repo.ts';
-import { createInvitationsRepo } from './repo.ts';
 import { WorkspaceParams } from '../workspaces/schemas.ts';
 import { AcceptedInvitation, Invitation, InvitationList, InvitationParams, InviteBody, TokenParams } from './schemas.ts';
-import { createInvitationsService } from './service.ts';
+import type { InvitationsService } from './service.ts';
 
 // Invitations: made, listed and revoked under their workspace (/v1/workspaces/{id}/members and
 // /invitations, in the workspaces tag beside the members), accepted by the invited user.
 
-export function invitationsRoutes(platform: Platform): FastifyPluginAsyncTypebox {
-  const service = createInvitationsService({ ...platform, invitations: createInvitationsRepo(), workspaces: createWorkspacesRepo() });
+export function invitationsRoutes(service: InvitationsService): FastifyPluginAsyncTypebox {
   const tags = ['workspaces'];
   const inWorkspace = (scope: 'admin', userOnly = false) => ({ auth: 'workspace', scope, workspaceParam: 'id', ...(userOnly ? { userOnly: true } : {}) }) as const;
 

@@ -5,8 +5,6 @@ import { invalidField } from '../../platform/errors.ts';
 import { registerMultipartForm } from '../../platform/http/multipart-form.ts';
 import { ListQuery, NoContent } from '../../platform/http/schemas.ts';
 import { pageRequest } from '../../platform/pagination.ts';
-import type { Platform } from '../../platform/platform.ts';
-import { createKnowledgeBaseRepo } from './repo.ts';
 import {
   KbParams,
   KnowledgeBase,
@@ -22,30 +20,14 @@ import {
   SourceCreateMultipart,
   SourceParams,
 } from './schemas.ts';
-import { knowledgeOf } from './knowledge.ts';
-import { createKnowledgeBaseService, type KnowledgeBaseServiceDeps, MAX_FILE_BYTES, type UploadedFile } from './service.ts';
+import { type KnowledgeBaseService, MAX_FILE_BYTES, type UploadedFile } from './service.ts';
 
 const TAGS = ['knowledge-base'];
 const WRITE = { auth: 'workspace', scope: 'write' } as const;
 const READ = { auth: 'workspace', scope: 'read-only' } as const;
 
 /** `detachFromAgents`: the agents' repo's, from the composition root (agents depend on knowledge bases). */
-export function knowledgeBaseRoutes(platform: Platform, wiring: Pick<KnowledgeBaseServiceDeps, 'detachFromAgents'>): FastifyPluginAsyncTypebox {
-  const { embeddings, search } = knowledgeOf(platform);
-  const service = createKnowledgeBaseService({
-    db: platform.db,
-    clock: platform.clock,
-    logger: platform.logger,
-    config: platform.config,
-    outbound: platform.outbound,
-    embeddings,
-    repo: createKnowledgeBaseRepo(),
-    search,
-    // Text extraction and chunking run in the app's worker threads.
-    cpu: platform.cpu,
-    detachFromAgents: wiring.detachFromAgents,
-  });
-
+export function knowledgeBaseRoutes(service: KnowledgeBaseService): FastifyPluginAsyncTypebox {
   return async (app) => {
     // Multipart only here (file sources); text/plain bodies are not accepted by this module.
     // Parts are read before validation: the file is buffered (≤ 20 MiB, else 413) aside, and the

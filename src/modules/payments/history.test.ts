@@ -51,7 +51,7 @@ describe('payment history', () => {
     const set = await t.request({ method: 'PATCH', url: '/v1/wallet', ...as(user), payload: { threshold_usd: 20, auto_recharge: { enabled: true, amount_usd: 20, payment_method: 'pm_card_visa' } } });
     assert.equal(set.statusCode, 200, set.body);
     await debit(user, 1); // 15 → 14: below 20
-    assert.equal(await t.payments.worker.runDueOnce(), 1);
+    assert.equal(await t.modules.payments.worker.runDueOnce(), 1);
     const ledger = (await t.request({ method: 'GET', url: '/v1/wallet/transactions?type=topup', ...as(user) })).json().data;
     assert.deepEqual(
       ledger.map((e: { amount_usd: number; description: string }) => [e.amount_usd, e.description]),
@@ -74,10 +74,10 @@ describe('the auto-recharge worker', () => {
     });
     const passes: number[] = [];
     const payments = {
-      ...t.payments.service,
+      ...t.modules.payments.service,
       // Observed, not changed: how many wallets each pass charged.
       async rechargeDue() {
-        const charged = await t.payments.service.rechargeDue();
+        const charged = await t.modules.payments.service.rechargeDue();
         passes.push(charged);
         return charged;
       },

@@ -86,22 +86,22 @@ describe('payments on the sandbox', () => {
     const repo = createWalletRepo();
     const debit = (usd: number) =>
       t.platform.db.transaction().execute((tx) => repo.applyEntry(tx, { workspaceId: user.workspaceId, type: 'call', amountMicros: -usd * 1e6, description: 'calls', now: new Date() }));
-    await t.payments.worker.runDueOnce();
+    await t.modules.payments.worker.runDueOnce();
     assert.equal(await balanceOf(t, user), 10, 'above the threshold: nothing to do');
     await debit(6); // 4: below
-    await Promise.all([t.payments.worker.runDueOnce(), t.payments.worker.runDueOnce()]);
+    await Promise.all([t.modules.payments.worker.runDueOnce(), t.modules.payments.worker.runDueOnce()]);
     assert.equal(await balanceOf(t, user), 24, 'recharged once, even by two workers at once');
     const recharges = (await t.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data;
     assert.deepEqual(recharges.map((p: { trigger: string; status: string; payment_method: string }) => [p.trigger, p.status, p.payment_method]), [['auto_recharge', 'succeeded', 'pm_card_visa']]);
     await debit(20); // 4 again: a new crossing
-    await t.payments.worker.runDueOnce();
+    await t.modules.payments.worker.runDueOnce();
     assert.equal(await balanceOf(t, user), 24);
 
     // A recharge that does not lift the balance over the threshold is not retried until it crosses again.
     await t.request({ method: 'PATCH', url: '/v1/wallet', ...as(user), payload: { auto_recharge: { payment_method: 'pm_card_declined' } } });
     await debit(20); // 4
-    await t.payments.worker.runDueOnce();
-    await t.payments.worker.runDueOnce();
+    await t.modules.payments.worker.runDueOnce();
+    await t.modules.payments.worker.runDueOnce();
     const failed = (await t.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data.filter((p: { status: string }) => p.status === 'failed');
     assert.equal(failed.length, 1, 'a declined recharge is tried once per crossing');
   });
@@ -115,18 +115,18 @@ describe('payments on the sandbox', () => {
     const attempts = async () => (await t.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data.length as number;
 
     await entry(-5_000_000); // 10 → 5: at the threshold, not below it
-    assert.equal(await t.payments.worker.runDueOnce(), 0);
+    assert.equal(await t.modules.payments.worker.runDueOnce(), 0);
     await entry(-1); // 4.999999: below
-    assert.equal(await t.payments.worker.runDueOnce(), 1);
+    assert.equal(await t.modules.payments.worker.runDueOnce(), 1);
     assert.equal(await attempts(), 1, 'declined: the balance stays below and the latch stays disarmed');
-    assert.equal(await t.payments.worker.runDueOnce(), 0);
+    assert.equal(await t.modules.payments.worker.runDueOnce(), 0);
     await entry(-1); // 4.999998: a debit while below is no new crossing
-    assert.equal(await t.payments.worker.runDueOnce(), 0, 'not armed again below the threshold');
+    assert.equal(await t.modules.payments.worker.runDueOnce(), 0, 'not armed again below the threshold');
 
     await entry(2); // back at 5 exactly: armed again
     await t.request({ method: 'PATCH', url: '/v1/wallet', ...as(user), payload: { auto_recharge: { payment_method: 'pm_card_visa' } } });
     await entry(-1); // below again: a new crossing
-    assert.equal(await t.payments.worker.runDueOnce(), 1);
+    assert.equal(await t.modules.payments.worker.runDueOnce(), 1);
     assert.equal(await balanceOf(t, user), 24.999999);
   });
 
@@ -140,7 +140,7 @@ describe('payments on the sandbox', () => {
     const [failed] = (await t.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data;
     assert.equal(failed.status, 'failed');
     const late = (eventId: string, paymentId: string, outcome: 'succeeded' | 'failed') =>
-      t.payments.service.applySettlement({ eventId, paymentId, providerRef: `ref_${paymentId}`, outcome, amountCents: 2000, reason: 'card declined later' });
+      t.modules.payments.service.applySettlement({ eventId, paymentId, providerRef: `ref_${paymentId}`, outcome, amountCents: 2000, reason: 'card declined later' });
     assert.equal(await late('evt_late_failed', paid.id, 'failed'), 'applied');
     assert.equal(await late('evt_second_succeeded', paid.id, 'succeeded'), 'applied');
     assert.equal(await late('evt_revived', failed.id, 'succeeded'), 'applied');
@@ -222,7 +222,7 @@ describe('payments on Stripe', () => {
     await onStripe.platform.db.transaction().execute((tx) =>
       createWalletRepo().applyEntry(tx, { workspaceId: user.workspaceId, type: 'call', amountMicros: -7_000_000, description: 'calls', now: new Date() }),
     );
-    assert.equal(await onStripe.payments.worker.runDueOnce(), 1);
+    assert.equal(await onStripe.modules.payments.worker.runDueOnce(), 1);
     const [recharge] = (await onStripe.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data;
     assert.deepEqual([recharge.trigger, recharge.status, recharge.amount_usd], ['auto_recharge', 'pending', 15]);
     const sent = stripe.requests.find((r) => r.method === 'POST' && r.path === '/v1/payment_intents' && (r.params.metadata as { payment_id?: string } | undefined)?.payment_id === recharge.id);
@@ -287,7 +287,7 @@ describe('payments on Stripe', () => {
       createWalletRepo().applyEntry(tx, { workspaceId: user.workspaceId, type: 'call', amountMicros: -7_000_000, description: 'calls', now: new Date() }),
     );
     const intentsBefore = stripe.paymentIntents().length;
-    assert.ok((await onStripe.payments.worker.runDueOnce()) >= 1);
+    assert.ok((await onStripe.modules.payments.worker.runDueOnce()) >= 1);
     const [recharge] = (await onStripe.request({ method: 'GET', url: '/v1/payments/history', ...as(user) })).json().data;
     assert.deepEqual([recharge.status, recharge.trigger], ['failed', 'auto_recharge']);
     assert.equal(stripe.paymentIntents().length, intentsBefore);

@@ -63,7 +63,7 @@ describe('Stripe events settling a payment', () => {
   it('a failure event carrying no reason settles the payment failed with a reason of its own', async () => {
     const user = await signUp(t);
     const { payment, intent } = await pendingAuthentication(user);
-    const result = await t.payments.service.applySettlement({ eventId: `evt_${payment.id}`, outcome: 'failed', providerRef: intent.id, paymentId: payment.id, amountCents: 3000 });
+    const result = await t.modules.payments.service.applySettlement({ eventId: `evt_${payment.id}`, outcome: 'failed', providerRef: intent.id, paymentId: payment.id, amountCents: 3000 });
     assert.equal(result, 'applied');
     assert.deepEqual([(await paymentOf(user, payment.id)).status, (await paymentOf(user, payment.id)).failure_reason], ['failed', 'the payment failed']);
   });

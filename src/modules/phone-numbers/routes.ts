@@ -2,25 +2,16 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import { IdParams, ListOf, NoContent } from '../../platform/http/schemas.ts';
-import { usdToMicros } from '../../platform/money.ts';
 import { pageRequest } from '../../platform/pagination.ts';
-import type { Platform } from '../../platform/platform.ts';
 import { AcquireBody, AssignBody, AvailableNumber, AvailableQuery, PhoneNumber, PhoneNumberListQuery, PhoneNumberUpdate } from './schemas.ts';
-import { createPhoneNumbersService } from './service.ts';
+import type { PhoneNumbersService } from './service.ts';
 
 const tags = ['phone numbers'];
 const read = { access: { auth: 'workspace', scope: 'read-only' } } as const;
 const write = { access: { auth: 'workspace', scope: 'write' } } as const;
 const Params = IdParams('Phone number id (pn_…)');
 
-export function phoneNumbersRoutes(platform: Platform): FastifyPluginAsyncTypebox {
-  const service = createPhoneNumbersService({
-    db: platform.db,
-    clock: platform.clock,
-    inventory: platform.providers.numbers,
-    events: platform.events,
-    monthlyMicros: usdToMicros(platform.config.pricing.phoneNumberMonthlyUsd),
-  });
+export function phoneNumbersRoutes(service: PhoneNumbersService): FastifyPluginAsyncTypebox {
   const ws = (request: Parameters<typeof workspaceOf>[0]) => workspaceOf(request).workspaceId;
 
   return async (app) => {

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Platform } from '../../platform/platform.ts';
 import { Accepted, ContactBody, EventsAccepted, EventsBody, NewsletterBody, NewsletterState } from './schemas.ts';
-import { createPublicService } from './service.ts';
+import type { PublicService } from './service.ts';
 
 // Public utility endpoints: no authentication, counted in the shared per-IP bucket of public
 // routes (RATE_LIMIT_IP_PER_MIN). Small bodies get a body limit of their own (413 beyond it).
@@ -9,15 +8,7 @@ import { createPublicService } from './service.ts';
 const tags = ['public'];
 const publicAccess = { access: { auth: 'public', limit: 'ip' } } as const;
 
-export function publicRoutes(platform: Platform): FastifyPluginAsyncTypebox {
-  const service = createPublicService({
-    db: platform.db,
-    clock: platform.clock,
-    mailer: platform.mailer,
-    logger: platform.logger,
-    contactEmail: platform.config.contactEmail,
-  });
-
+export function publicRoutes(service: PublicService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/v1/contact',

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import { IdParams, ListOf } from '../../platform/http/schemas.ts';
-import type { SchedulesModule } from './module.ts';
 import { Schedule, ScheduleCreate, ScheduleListQuery, ScheduleUpdate } from './schemas.ts';
-import { present } from './service.ts';
+import { present, type SchedulesService } from './service.ts';
 
 // Schedules: one outbound call placed at a given time. POST/GET /v1/schedules, GET/PATCH/DELETE
 // /v1/schedules/{id} (DELETE cancels), POST /v1/schedules/{id}/run (fire now).
@@ -13,8 +12,7 @@ const read = { access: { auth: 'workspace', scope: 'read-only' } } as const;
 const write = { access: { auth: 'workspace', scope: 'write' } } as const;
 const Params = IdParams('Schedule id (sch_…)');
 
-export function schedulesRoutes(schedules: SchedulesModule): FastifyPluginAsyncTypebox {
-  const { service } = schedules;
+export function schedulesRoutes(service: SchedulesService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/v1/schedules',

@@ -30,7 +30,7 @@ const get = async (user: TestUser, id: string) => {
 };
 
 /** Fires what is due; answers this schedule's rows among those fired. */
-const fire = async (id: string) => (await t.schedules.worker.runDueOnce()).filter((row) => row.id === id);
+const fire = async (id: string) => (await t.modules.schedules.worker.runDueOnce()).filter((row) => row.id === id);
 
 describe('schedules', () => {
   it('creates, reads back, lists with filters', async () => {
@@ -241,7 +241,7 @@ describe('schedules', () => {
     const broke = await schedule(poor);
     await t.platform.db.updateTable('wallets').set({ balance_micros: -1 }).where('workspace_id', '=', poor.workspaceId).execute();
     clock.advance(61_000);
-    const fired = await t.schedules.worker.runDueOnce();
+    const fired = await t.modules.schedules.worker.runDueOnce();
     assert.ok([dnc.id, deleted.id, broke.id, fine.id].every((id) => fired.some((row) => row.id === id)), 'fired in one batch');
     // The others' refusals do not hold back a schedule that can be placed.
     assert.equal((await get(user, fine.id)).status, 'dispatched');
@@ -268,7 +268,7 @@ describe('schedules', () => {
     const created = await schedule(user);
     // The server was down past its time.
     clock.advance(30 * 60_000);
-    await t.schedules.worker.start();
+    await t.modules.schedules.worker.start();
     try {
       const deadline = Date.now() + 20_000;
       let row = await get(user, created.id);
@@ -280,7 +280,7 @@ describe('schedules', () => {
       assert.equal(row.late, true);
       assert.ok(row.dispatched_at);
     } finally {
-      await t.schedules.worker.stop();
+      await t.modules.schedules.worker.stop();
     }
   });
 });
@@ -293,7 +293,7 @@ describe('schedule worker wake-up', () => {
     const res = await live.request({ method: 'POST', url: '/v1/schedules', ...as(user), payload: { agent_id: agent.id, to: '+15550100200', scheduled_at: new Date(Date.now() + 1500).toISOString() } });
     assert.equal(res.statusCode, 201, res.body);
     // Its own worker with a one-hour poll: only the timer armed for the next due schedule wakes it.
-    const worker = createScheduleWorker({ platform: live.platform, dispatcher: live.schedules.dispatcher, repo: createSchedulesRepo(), pollIntervalMs: 3600_000 });
+    const worker = createScheduleWorker({ platform: live.platform, dispatcher: live.modules.schedules.dispatcher, repo: createSchedulesRepo(), pollIntervalMs: 3600_000 });
     await worker.start();
     try {
       const deadline = Date.now() + 30_000;

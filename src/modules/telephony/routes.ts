@@ -6,8 +6,7 @@ import { mediaBody } from '../../platform/http/schemas.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { Platform } from '../../platform/platform.ts';
 import type { CarrierRequest, CarrierWebhookDescription, CarrierWebhooks } from '../../ports/telephony.ts';
-import type { CallsModule } from '../calls/module.ts';
-import { createTelephonyService, type TelephonyService } from './service.ts';
+import type { TelephonyService } from './service.ts';
 
 // The carriers' callbacks (DESIGN "Twilio"): for each registered carrier, its voice webhook, its
 // status callbacks and its media stream WebSocket, at /v1/telephony/<carrier>/… (declared whichever
@@ -22,10 +21,8 @@ const CallQuery = Type.Object({ call_id: Type.Optional(Type.String({ maxLength: 
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
 
-export function telephonyRoutes(platform: Platform, calls: CallsModule): FastifyPluginAsyncTypebox {
-  const { webhooks } = platform.providers.telephony;
-  const running = webhooks ? { webhooks, service: createTelephonyService(platform, calls, webhooks) } : null;
-
+/** `running`: the deployment's carrier's webhooks and their service, when it has any. */
+export function telephonyRoutes(platform: Platform, running: { webhooks: CarrierWebhooks; service: TelephonyService } | null): FastifyPluginAsyncTypebox {
   return async (app) => {
     // Carriers post forms; parsed here only (the rest of the API takes JSON).
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => {

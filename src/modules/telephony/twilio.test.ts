@@ -134,7 +134,7 @@ describe('Twilio calls', () => {
     const to = '+14155550177';
     fake.setCallee(to, { answer: 'machine', amdDelayMs: 2000 });
     const queued = await placeCall(t, user, { agent_id: agent.id, to, from: number });
-    await t.calls.worker.runDueOnce();
+    await t.modules.calls.worker.runDueOnce();
     const call = await fake.waitForCall(to);
     await call.streamStarted;
     void call.say(await spoken("Hi, you've reached the voicemail of this number. Please leave a message after the tone.")).catch(() => undefined);
@@ -179,7 +179,7 @@ describe('Twilio calls', () => {
     // As long as Twilio lets it ring (30 s, 7.5 s here at speed 4): the hang-up must arrive while it rings, even on a loaded machine.
     fake.setCallee('+14155550186', { answer: 'human', ringMs: 30_000 });
     const ringing = await placeCall(t, user, { agent_id: agent.id, to: '+14155550186', from: number });
-    await t.calls.worker.runDueOnce();
+    await t.modules.calls.worker.runDueOnce();
     const call = await fake.waitForCall('+14155550186');
     assert.equal((await t.request({ method: 'POST', url: `/v1/calls/${ringing.id}/hangup`, ...as(user) })).statusCode, 200);
     const canceled = await waitForEnd(t, user, ringing.id, 30_000);
@@ -203,7 +203,7 @@ describe('Twilio calls', () => {
     const agent = await createCallAgent(t, user);
     const { number } = await buyNumber(user, agent.id);
     const first = await placeCall(t, user, { agent_id: agent.id, to: '+14155550183', from: number });
-    await t.calls.worker.runDueOnce();
+    await t.modules.calls.worker.runDueOnce();
     const transferred = await fake.waitForCall('+14155550183');
     await transferred.streamStarted;
     await transferred.waitForAgentAudio(10_000);
@@ -214,7 +214,7 @@ describe('Twilio calls', () => {
     assert.equal(transferred.transferredTo(), '+14155550188');
 
     const second = await placeCall(t, user, { agent_id: agent.id, to: '+14155550184', from: number });
-    await t.calls.worker.runDueOnce();
+    await t.modules.calls.worker.runDueOnce();
     const hungUp = await fake.waitForCall('+14155550184');
     await hungUp.streamStarted;
     await hungUp.waitForAgentAudio(10_000);

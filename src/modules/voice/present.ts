@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { Nullable, Timestamp } from '../../platform/http/schemas.ts';
 import { microsToUsd } from '../../platform/money.ts';
 import type { Platform } from '../../platform/platform.ts';
-import type { VoiceService, VoiceSessionRow } from './service.ts';
+import type { VoiceSessionRow } from './service.ts';
 import { SESSION_END_REASONS, SESSION_STATUSES } from './tables.ts';
 
 // The voice-session object as every route answers it (the voice routes, a widget's POST /voice).
@@ -31,7 +31,7 @@ export const VoiceSessionCreated = Type.Object(
   { title: 'VoiceSessionCreated' },
 );
 
-export function createSessionPresenter(platform: Platform, service: Pick<VoiceService, 'mediaUrl'>) {
+export function createSessionPresenter(platform: Platform, service: { mediaUrl: string }) {
   const { db } = platform;
   const realtime = platform.providers.realtime;
 

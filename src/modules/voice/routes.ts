@@ -6,7 +6,7 @@ import { unauthorized } from '../../platform/errors.ts';
 import { IdParams, ListOf, Nullable } from '../../platform/http/schemas.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { TranscriptItem } from '../calls/schemas.ts';
-import { createSessionPresenter, VoiceSession, VoiceSessionCreated } from './present.ts';
+import { VoiceSession, VoiceSessionCreated } from './present.ts';
 import type { VoiceService, VoiceSessionRow } from './service.ts';
 import { SESSION_STATUSES } from './tables.ts';
 
@@ -53,8 +53,7 @@ const Health = Type.Object(
 
 export function voiceRoutes(platform: Platform, service: VoiceService): FastifyPluginAsyncTypebox {
   const realtime = platform.providers.realtime;
-
-  const { present, callFigures } = createSessionPresenter(platform, service);
+  const { present } = service;
 
   return async (app) => {
     const create = async (ctx: WorkspaceContext, body: { agent_id: string; external_user_id?: string; metadata?: Record<string, unknown> }) => {
@@ -77,11 +76,7 @@ export function voiceRoutes(platform: Platform, service: VoiceService): FastifyP
     app.get(
       '/v1/voice/sessions',
       { schema: { operationId: 'listVoiceSessions', summary: 'Voice sessions, newest first', tags, querystring: ListQuery, response: { 200: ListOf(VoiceSession, 'VoiceSessionList') } }, config: read },
-      async (request) => {
-        const listed = await service.list(workspaceOf(request).workspaceId, request.query);
-        const figures = await callFigures(listed.data);
-        return { ...listed, data: await Promise.all(listed.data.map((row) => present(row, figures))) };
-      },
+      async (request) => service.list(workspaceOf(request).workspaceId, request.query),
     );
 
     const Params = IdParams('Voice session id (vs_…)');

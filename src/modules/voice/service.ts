@@ -14,6 +14,7 @@ import { requireCallAgent, requireFunds } from '../calls/preconditions.ts';
 import { createMediaSocketStream, protocolReason } from './media-socket.ts';
 import { createMediaWriter } from './media-writer.ts';
 import type { RealtimeMediaProvider } from '../../ports/realtime-media.ts';
+import { createSessionPresenter } from './present.ts';
 import type { SessionEndReason, SessionStatus, VoiceSessionsTable } from './tables.ts';
 
 /** GET /v1/voice/sessions's query. */
@@ -51,6 +52,7 @@ export function createVoiceService(deps: VoiceDeps) {
   const { platform, calls, realtime } = deps;
   const { db, clock, config } = platform;
   const mediaUrl = `${config.publicBaseUrl.replace(/^http/, 'ws')}/v1/media/stream`;
+  const sessions = createSessionPresenter(platform, { mediaUrl });
   // The built-in media sockets' agent audio is written off the event loop (its thread starts with the first socket).
   const writer =
     config.mediaLeadMs > 0 ? createMediaWriter({ onError: (error) => platform.logger.error({ err: error }, 'the media writer thread failed; media sockets are written on the event loop') }) : null;
@@ -246,7 +248,7 @@ export function createVoiceService(deps: VoiceDeps) {
   /** The media writer's figures since the last call (null without its thread). */
   const mediaWriterStats = () => writer?.stats() ?? Promise.resolve(null);
 
-  /** The workspace's sessions, newest first, by cursor, filtered by agent, end user and status. */
+  /** The workspace's sessions as the API answers them (their calls' figures read in one query), newest first, by cursor, filtered by agent, end user and status. */
   async function list(workspaceId: string, query: SessionListQuery) {
     const page = pageRequest(query);
     let rows = db.selectFrom('voice_sessions').selectAll().where('workspace_id', '=', workspaceId);
@@ -254,8 +256,13 @@ export function createVoiceService(deps: VoiceDeps) {
     if (query.external_user_id) rows = rows.where('external_user_id', '=', query.external_user_id);
     if (query.status) rows = rows.where('status', '=', query.status);
     if (page.after) rows = rows.where('id', '<', page.after);
-    return toPage(await rows.orderBy('id', 'desc').limit(page.limit + 1).execute(), page, (r) => r.id, (r) => r);
+    const listed = toPage(await rows.orderBy('id', 'desc').limit(page.limit + 1).execute(), page, (r) => r.id, (r) => r);
+    const figures = await sessions.callFigures(listed.data);
+    return { ...listed, data: await Promise.all(listed.data.map((row) => sessions.present(row, figures))) };
   }
+
+  /** A session as the API answers it (with its call's connected time and cost). */
+  const present = (row: VoiceSessionRow) => sessions.present(row);
 
   /** The session's transcript: its call's. */
   async function transcriptOf(workspaceId: string, id: string) {
@@ -264,7 +271,7 @@ export function createVoiceService(deps: VoiceDeps) {
     return { session_id: session.id, call_id: session.call_id, transcript: call.transcript as never };
   }
 
-  return { create, sessionOf, list, transcriptOf, sessionForToken, connect, end, endExpired, close, mediaUrl, prepareMedia, mediaWriterStats };
+  return { create, sessionOf, present, list, transcriptOf, sessionForToken, connect, end, endExpired, close, mediaUrl, prepareMedia, mediaWriterStats };
 }
 
 export type VoiceService = ReturnType<typeof createVoiceService>;

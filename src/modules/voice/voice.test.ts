@@ -9,7 +9,6 @@ import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
 import { securitySuite } from '../../../test/support/security.ts';
 import { as, createCallAgent } from '../calls/test-helpers.ts';
 import { startReceiver } from '../webhooks/test-receiver.ts';
-import { createWebhookWorker } from '../webhooks/worker.ts';
 
 // Voice sessions over the built-in media WebSocket, in real time, with a Node client: the greeting
 // as PCM16 audio and transcripts, a typed turn, real speech heard through the STT adapter and a
@@ -89,7 +88,7 @@ describe('voice sessions over the media WebSocket', () => {
     assert.deepEqual([call.direction, call.status, call.end_reason], ['web', 'completed', 'api_hangup']);
     assert.ok(call.latency.turns >= 2);
 
-    const worker = createWebhookWorker({ database: t.platform.database, clock: t.platform.clock, webhooks: t.platform.config.webhooks, outbound: t.platform.outbound, logger: t.platform.logger });
+    const worker = t.modules.webhooks.worker;
     while ((await worker.runDueOnce()) > 0);
     const delivered = receiver.received.map((r) => JSON.parse(r.body)).find((b) => b.event === 'voice_session.ended' || b.type === 'voice_session.ended');
     assert.ok(delivered, 'voice_session.ended reached the tenant webhook');
@@ -125,7 +124,7 @@ describe('voice sessions over the media WebSocket', () => {
     const expiring = await session(user, agent.id);
     await t.platform.db.updateTable('voice_sessions').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', expiring.id).execute();
     assert.equal(await upgrade(`?token=${expiring.token}`), 401);
-    assert.equal(await t.voice.worker.runDueOnce(), 1);
+    assert.equal(await t.modules.voice.worker.runDueOnce(), 1);
     const idle = (await t.request({ method: 'GET', url: `/v1/voice/sessions/${expiring.id}`, ...as(user) })).json();
     assert.deepEqual([idle.status, idle.end_reason, idle.cost_usd], ['ended', 'idle_timeout', 0]);
 

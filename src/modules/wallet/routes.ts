@@ -2,10 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import { DateRangeQuery } from '../../platform/http/date-range.ts';
 import { ListOf } from '../../platform/http/schemas.ts';
-import type { Platform } from '../../platform/platform.ts';
-import { createWalletRepo } from './repo.ts';
 import { Pricing, TransactionsQuery, Usage, Wallet, WalletTransaction, WalletUpdate } from './schemas.ts';
-import { createWalletService } from './service.ts';
+import type { WalletService } from './service.ts';
 
 // The wallet (GET/PATCH /v1/wallet), its ledger (GET /v1/wallet/transactions), what was spent
 // (GET /v1/usage, by day, agent and kind) and the public price list (GET /v1/pricing).
@@ -14,9 +12,7 @@ const tags = ['wallet'];
 const read = { access: { auth: 'workspace', scope: 'read-only' } } as const;
 const admin = { access: { auth: 'workspace', scope: 'admin' } } as const;
 
-export function walletRoutes(platform: Platform): FastifyPluginAsyncTypebox {
-  const service = createWalletService({ ...platform, wallet: createWalletRepo() });
-
+export function walletRoutes(service: WalletService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get('/v1/wallet', { schema: { operationId: 'getWallet', summary: 'The prepaid balance, threshold and auto-recharge settings', tags, response: { 200: Wallet } }, config: read }, async (request) =>
       service.get(workspaceOf(request)),

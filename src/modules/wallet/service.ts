@@ -5,7 +5,7 @@ import type { Config } from '../../config.ts';
 import type { Executor } from '../../platform/db/schema.ts';
 import type { WalletTransactionsTable, WalletsTable } from '../../platform/db/foundation-tables.ts';
 import { invalidField, notFound } from '../../platform/errors.ts';
-import { dateRangeOf, daysOf } from '../../platform/http/date-range.ts';
+import { dateRangeOf, perDayOf } from '../../platform/http/date-range.ts';
 import { microsToUsd, usdToMicros } from '../../platform/money.ts';
 import { pageRequest, toPage } from '../../platform/pagination.ts';
 import { DEFAULT_RECHARGE_USD, type WalletRepo } from './repo.ts';
@@ -77,13 +77,12 @@ export function createWalletService({ db, clock, config, wallet }: WalletService
     async usage(ctx: WorkspaceContext, query: { from?: string; to?: string }) {
       const range = dateRangeOf(query, clock.now());
       const { byDay, byKind, byAgent } = await wallet.spending(db, ctx.workspaceId, range);
-      const perDay = new Map(byDay.map((r) => [r.day, Number(r.micros)]));
       return {
         from: range.from.toISOString(),
         to: range.to.toISOString(),
         currency: 'USD',
         total_usd: microsToUsd(byKind.reduce((sum, r) => sum + Number(r.micros), 0)),
-        by_day: daysOf(range).map((date) => ({ date, amount_usd: microsToUsd(perDay.get(date) ?? 0) })),
+        by_day: perDayOf(range, byDay, (row, date) => ({ date, amount_usd: microsToUsd(Number(row?.micros ?? 0)) })),
         by_agent: byAgent
           .map((r) => ({ agent_id: r.agent_id, amount_usd: microsToUsd(Number(r.micros)), calls: Number(r.calls), billed_seconds: Number(r.seconds) }))
           .sort((a, b) => b.amount_usd - a.amount_usd),

@@ -3,8 +3,6 @@ import type { FastifyRequest } from 'fastify';
 import type { WorkspaceContext } from '../../platform/auth/access.ts';
 import { EmptyBody, NoContent } from '../../platform/http/schemas.ts';
 import { pageRequest } from '../../platform/pagination.ts';
-import type { Platform } from '../../platform/platform.ts';
-import { createWebhooksRepo } from './repo.ts';
 import {
   DeliveriesQuery,
   DeliveryDetail,
@@ -20,7 +18,7 @@ import {
   TenantWebhookWithSecret,
   TestResult,
 } from './schemas.ts';
-import { createWebhooksService } from './service.ts';
+import type { WebhooksService } from './service.ts';
 
 const tags = ['webhooks'];
 const write = { access: { auth: 'workspace', scope: 'write' } } as const;
@@ -31,16 +29,7 @@ function workspaceOf(request: FastifyRequest): WorkspaceContext {
   return request.workspace;
 }
 
-export function webhooksRoutes(platform: Platform): FastifyPluginAsyncTypebox {
-  const service = createWebhooksService({
-    db: platform.db,
-    clock: platform.clock,
-    repo: createWebhooksRepo(),
-    events: platform.events,
-    gate: platform.gate,
-    allowPrivateUrls: platform.config.allowPrivateUrls,
-  });
-
+export function webhooksRoutes(service: WebhooksService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.put(
       '/v1/webhooks',

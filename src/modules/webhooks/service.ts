@@ -169,3 +169,5 @@ export function createWebhooksService(deps: { db: Database; clock: Clock; repo: 
     },
   };
 }
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;

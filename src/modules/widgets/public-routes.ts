@@ -7,11 +7,9 @@ import { Type } from 'typebox';
 import { AppError, notFound } from '../../platform/errors.ts';
 import { IdParams, mediaBody } from '../../platform/http/schemas.ts';
 import { idPattern } from '../../platform/ids.ts';
-import type { Platform } from '../../platform/platform.ts';
 import { NotModified } from '../catalog/schemas.ts';
-import { brandingServiceOf } from '../branding/module.ts';
-import { domainOfHost, presentPublicBranding } from '../branding/service.ts';
-import { createSessionPresenter, VoiceSessionCreated } from '../voice/present.ts';
+import { type BrandingService, domainOfHost, presentPublicBranding } from '../branding/service.ts';
+import { VoiceSessionCreated } from '../voice/present.ts';
 import type { VoiceService } from '../voice/service.ts';
 import { answerCors, originAllowed } from './origin.ts';
 import { previewPage } from './preview.ts';
@@ -37,9 +35,8 @@ function loadEmbedScript() {
   return { source, etag: `"${createHash('sha256').update(source).digest('base64url').slice(0, 27)}"` };
 }
 
-export function publicWidgetRoutes(platform: Platform, service: WidgetsService, voice: VoiceService): FastifyPluginAsyncTypebox {
-  const branding = brandingServiceOf(platform);
-  const sessions = createSessionPresenter(platform, voice);
+export function publicWidgetRoutes(service: WidgetsService, deps: { branding: BrandingService; voice: VoiceService }): FastifyPluginAsyncTypebox {
+  const { branding, voice } = deps;
   const embed = loadEmbedScript();
   const found = new WeakMap<FastifyRequest, PublicWidget>();
 
@@ -165,7 +162,7 @@ export function publicWidgetRoutes(platform: Platform, service: WidgetsService, 
           { agent_id: widget.agent_id, external_user_id: request.body?.visitor_id, metadata: { widget_id: widget.id } },
           { builtin: true },
         );
-        return reply.code(201).send({ ...(await sessions.present(row)), token });
+        return reply.code(201).send({ ...(await voice.present(row)), token });
       },
     );
 

@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import { IdParams, ListOf, NoContent } from '../../platform/http/schemas.ts';
-import type { Platform } from '../../platform/platform.ts';
+import type { BrandingService } from '../branding/service.ts';
 import type { VoiceService } from '../voice/service.ts';
-import { widgetsServiceOf } from './module.ts';
 import { publicWidgetRoutes } from './public-routes.ts';
+import type { WidgetsService } from './service.ts';
 import {
   ConversationListQuery,
   Widget,
@@ -24,9 +24,8 @@ const write = { access: { auth: 'workspace', scope: 'write' } } as const;
 const read = { access: { auth: 'workspace', scope: 'read-only' } } as const;
 const WidgetParams = IdParams('Widget id (wdg_…)');
 
-export function widgetsRoutes(platform: Platform, voice: VoiceService): FastifyPluginAsyncTypebox {
-  const service = widgetsServiceOf(platform);
-
+/** `deps`: what the public endpoints use beside the widgets service (the preview's branding, the voice sessions). */
+export function widgetsRoutes(service: WidgetsService, deps: { branding: BrandingService; voice: VoiceService }): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/v1/widgets',
@@ -96,6 +95,6 @@ export function widgetsRoutes(platform: Platform, voice: VoiceService): FastifyP
       async (request) => service.getConversation(workspaceOf(request), request.params.id, request.params.conv_id),
     );
 
-    await app.register(publicWidgetRoutes(platform, service, voice));
+    await app.register(publicWidgetRoutes(service, deps));
   };
 }

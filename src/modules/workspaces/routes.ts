@@ -1,19 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { userOf, workspaceOf } from '../../platform/auth/authenticate.ts';
 import { ListQuery, NoContent } from '../../platform/http/schemas.ts';
-import type { Platform } from '../../platform/platform.ts';
-import { createWalletRepo } from '../wallet/repo.ts';
-import { createWorkspacesRepo } from './repo.ts';
 import { Member, MemberList, MemberParams, MemberUpdate, Workspace, WorkspaceCreate, WorkspaceList, WorkspaceParams, WorkspaceUpdate } from './schemas.ts';
-import { createWorkspacesService, userContext } from './service.ts';
+import { userContext, type WorkspacesService } from './service.ts';
 
 // The workspaces the caller belongs to and their members (inviting, and the pending invitations,
 // are the invitations module's). Routes under /workspaces/{id} name their workspace in the path:
 // the gate admits members of that workspace only.
 
-export function workspacesRoutes(platform: Platform): FastifyPluginAsyncTypebox {
-  const workspacesRepo = createWorkspacesRepo();
-  const service = createWorkspacesService({ ...platform, workspaces: workspacesRepo, wallet: createWalletRepo() });
+export function workspacesRoutes(service: WorkspacesService): FastifyPluginAsyncTypebox {
   const tags = ['workspaces'];
   const inWorkspace = (scope: 'read-only' | 'admin', userOnly = false) =>
     ({ auth: 'workspace', scope, workspaceParam: 'id', ...(userOnly ? { userOnly: true } : {}) }) as const;

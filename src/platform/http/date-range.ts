@@ -22,10 +22,19 @@ export function dateRangeOf(query: { from?: string; to?: string }, now: Date): {
 }
 
 /** Every UTC day (YYYY-MM-DD) of [from, to). */
-export function daysOf(range: { from: Date; to: Date }): string[] {
+function daysOf(range: { from: Date; to: Date }): string[] {
   const days: string[] = [];
   for (let at = Date.UTC(range.from.getUTCFullYear(), range.from.getUTCMonth(), range.from.getUTCDate()); at < range.to.getTime(); at += DAY_MS) {
     days.push(new Date(at).toISOString().slice(0, 10));
   }
   return days;
+}
+
+/**
+ * A report's series by UTC day: one entry for every day of the range, in order, made by `value`
+ * from the day's row (rows carry their day as YYYY-MM-DD), or from undefined on a day without one.
+ */
+export function perDayOf<Row extends { day: string }, T>(range: { from: Date; to: Date }, rows: readonly Row[], value: (row: Row | undefined, date: string) => T): T[] {
+  const byDay = new Map(rows.map((row) => [row.day, row]));
+  return daysOf(range).map((date) => value(byDay.get(date), date));
 }

@@ -2,15 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { workspaceOf } from '../../../platform/auth/authenticate.ts';
-import { csvStream } from '../../../platform/csv.ts';
 import type { BlobStore } from '../../../ports/blobs.ts';
-import { AppError, invalidState, notFound } from '../../../platform/errors.ts';
+import { AppError, notFound } from '../../../platform/errors.ts';
 import { IdParams, ListOf, mediaBody, NoContent } from '../../../platform/http/schemas.ts';
-import { pageRequest, toPage } from '../../../platform/pagination.ts';
-import { toE164 } from '../../../platform/phone.ts';
-import { type CallRow, type CallsRepo, presentCall } from '../repo.ts';
+import { pageRequest } from '../../../platform/pagination.ts';
+import { type CallReads, EXPORT_MAX_ROWS } from '../reads.ts';
 import { Call, CallEvents, CallListQuery, TranscriptDocument } from '../schemas.ts';
-import type { LinkSigner } from '../signed-links.ts';
 import type { TranscriptEntry } from '../tables.ts';
 
 // Reading calls: list, detail, CSV export, state history, transcript and recording (signed links
@@ -28,44 +25,23 @@ const SignedQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-const EXPORT_MAX_ROWS = 10_000;
-const LIVE = ['queued', 'ringing', 'in_progress'];
 /** A pending recording is usually stored within seconds of the call's end. */
 const RECORDING_RETRY_AFTER_SECONDS = 5;
 
 export interface ReadRouteDeps {
-  repo: CallsRepo;
+  reads: CallReads;
+  /** Where recordings are (served with Range support). */
   blobs: BlobStore;
-  links: LinkSigner;
-  /** Deletes a call's content (recording blob, transcript). */
-  removeContent(workspaceId: string, call: CallRow): Promise<void>;
-}
-
-function filtersOf(query: CallListQuery) {
-  const { limit: _limit, cursor: _cursor, ...filters } = query;
-  for (const field of ['from', 'to'] as const) {
-    if (filters[field]) filters[field] = toE164(filters[field]) ?? filters[field];
-  }
-  return filters;
 }
 
 export function callReadRoutes(deps: ReadRouteDeps): FastifyPluginAsyncTypebox {
-  const { repo, links } = deps;
+  const { reads } = deps;
 
   /** The call of a route that accepts signed links: by the signature, or by the caller's workspace. */
-  async function callFor(request: FastifyRequest<{ Params: { id: string }; Querystring: { expires?: string; signature?: string } }>, path: string): Promise<CallRow> {
+  function callFor(request: FastifyRequest<{ Params: { id: string }; Querystring: { expires?: string; signature?: string } }>, path: string) {
     const { id } = request.params;
-    if (request.signedLink) {
-      if (!links.verify(path, request.query.expires, request.query.signature)) {
-        throw new AppError('unauthorized', 'the link is expired or its signature is not valid');
-      }
-      const row = await repo.getAny(id);
-      if (!row) throw notFound('call');
-      return row;
-    }
-    const row = await repo.get(workspaceOf(request).workspaceId, id);
-    if (!row) throw notFound('call');
-    return row;
+    if (request.signedLink) return reads.signedCallOf(path, id, request.query.expires, request.query.signature);
+    return reads.callOf(workspaceOf(request).workspaceId, id);
   }
 
   async function sendRecording(request: FastifyRequest<{ Params: { id: string }; Querystring: { expires?: string; signature?: string } }>, reply: FastifyReply, suffix: string) {
@@ -95,11 +71,7 @@ export function callReadRoutes(deps: ReadRouteDeps): FastifyPluginAsyncTypebox {
     app.get(
       '/v1/calls',
       { schema: { operationId: 'listCalls', summary: 'List calls, newest first, with filters', tags, querystring: CallListQuery, response: { 200: ListOf(Call, 'CallList') } }, config: read },
-      async (request) => {
-        const page = pageRequest(request.query);
-        const rows = await repo.list(workspaceOf(request).workspaceId, filtersOf(request.query), page);
-        return toPage(rows, page, (r) => r.id, (r) => presentCall(r, links));
-      },
+      async (request) => reads.list(workspaceOf(request).workspaceId, request.query, pageRequest(request.query)),
     );
 
     app.get(
@@ -115,19 +87,7 @@ export function callReadRoutes(deps: ReadRouteDeps): FastifyPluginAsyncTypebox {
         config: read,
       },
       async (request, reply) => {
-        const rows = await repo.list(workspaceOf(request).workspaceId, filtersOf(request.query as CallListQuery), { limit: EXPORT_MAX_ROWS - 1 });
-        const fields = [...new Set(rows.flatMap((r) => Object.keys(r.extracted as object)))].sort();
-        const columns = ['id', 'created_at', 'direction', 'from', 'to', 'status', 'end_reason', 'duration_seconds', 'cost_usd', 'agent_id', 'campaign_id', ...fields.map((f) => `extracted.${f}`)];
-        const csv = csvStream(columns);
-        for (const row of rows) {
-          const call = presentCall(row, links);
-          const extracted = row.extracted as Record<string, unknown>;
-          csv.write([
-            call.id, call.created_at, call.direction, call.from ?? '', call.to ?? '', call.status, call.end_reason ?? '', call.duration_seconds, call.cost_usd, call.agent_id, call.campaign_id ?? '',
-            ...fields.map((f) => (extracted[f] === null || extracted[f] === undefined ? '' : typeof extracted[f] === 'object' ? JSON.stringify(extracted[f]) : String(extracted[f]))),
-          ]);
-        }
-        csv.end();
+        const csv = await reads.exportCsv(workspaceOf(request).workspaceId, request.query);
         return reply.type('text/csv; charset=utf-8').header('Content-Disposition', 'attachment; filename="calls.csv"').send(csv as never);
       },
     );
@@ -135,22 +95,13 @@ export function callReadRoutes(deps: ReadRouteDeps): FastifyPluginAsyncTypebox {
     app.get(
       '/v1/calls/:id',
       { schema: { operationId: 'getCall', summary: 'Get a call with its transcript, extracted fields, cost and latency', tags, params: CallParams, response: { 200: Call } }, config: read },
-      async (request) => {
-        const row = await repo.get(workspaceOf(request).workspaceId, request.params.id);
-        if (!row) throw notFound('call');
-        return presentCall(row, links);
-      },
+      async (request) => reads.get(workspaceOf(request).workspaceId, request.params.id),
     );
 
     app.get(
       '/v1/calls/:id/events',
       { schema: { operationId: 'getCallEvents', summary: 'State history of a call, oldest first, from queued', tags, params: CallParams, response: { 200: CallEvents } }, config: read },
-      async (request) => {
-        const row = await repo.get(workspaceOf(request).workspaceId, request.params.id);
-        if (!row) throw notFound('call');
-        const history = await repo.statusHistory(row.id);
-        return { data: history.map((h) => ({ status: h.status, at: new Date(h.at).toISOString() })) };
-      },
+      async (request) => reads.events(workspaceOf(request).workspaceId, request.params.id),
     );
 
     app.get(
@@ -211,11 +162,7 @@ export function callReadRoutes(deps: ReadRouteDeps): FastifyPluginAsyncTypebox {
         config: write,
       },
       async (request, reply) => {
-        const workspaceId = workspaceOf(request).workspaceId;
-        const row = await repo.get(workspaceId, request.params.id);
-        if (!row) throw notFound('call');
-        if (LIVE.includes(row.status)) throw invalidState('the call has not ended yet; hang it up first');
-        await deps.removeContent(workspaceId, row);
+        await reads.removeContent(workspaceOf(request).workspaceId, request.params.id);
         return reply.code(204).send(null);
       },
     );
