@@ -203,8 +203,10 @@ describe('the billing and webhooks pages in Chromium', async () => {
     }
     assert.ok(cost > 0, 'the call was billed');
     const usage = await call('GET', '/v1/usage');
-    const today = usage.by_day.at(-1);
-    assert.ok(today.amount_usd > 0);
+    // The call's UTC day, not the clock's (a run crossing midnight bills it on yesterday's bar).
+    const callDay = String(placed.created_at).slice(0, 10);
+    const billed = usage.by_day.find((day: { date: string }) => day.date === callDay);
+    assert.ok(billed?.amount_usd > 0, JSON.stringify(usage.by_day.slice(-2)));
 
     await page.reload();
     const panel = page.getByRole('region', { name: 'Usage, last 30 days' });
@@ -212,12 +214,12 @@ describe('the billing and webhooks pages in Chromium', async () => {
     const summary = String(await panel.getByTestId('usage-summary').textContent());
     assert.ok(summary.startsWith(`${usd(usage.total_usd)} spent`), summary);
     assert.equal(await panel.locator('rect.usage-bar').count(), usage.by_day.length);
-    const tallest = await panel.locator('rect.usage-bar').last().getAttribute('height');
-    assert.ok(Number(tallest) > 0, "today's bar is drawn");
+    const drawn = await panel.locator('rect.usage-bar').nth(usage.by_day.indexOf(billed)).getAttribute('height');
+    assert.ok(Number(drawn) > 0, "the call's day has its bar drawn");
     await panel.getByText('Spending per day as a table').click();
-    const row = panel.getByRole('row').filter({ hasText: today.date });
+    const row = panel.getByRole('row').filter({ hasText: billed.date });
     await row.waitFor();
-    assert.equal(await row.getByRole('cell').nth(1).textContent(), usd(today.amount_usd));
+    assert.equal(await row.getByRole('cell').nth(1).textContent(), usd(billed.amount_usd));
     await checkPage(page, 'billing-usage');
   });
 

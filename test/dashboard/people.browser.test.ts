@@ -370,8 +370,10 @@ describe('the people pages in Chromium', async () => {
     assert.equal(await fact('Cost').textContent(), new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 4 }).format(overview.cost_usd));
     assert.equal(await fact('Connected minutes').textContent(), `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }).format(overview.minutes)} min`);
     await page.getByRole('row').filter({ hasText: call.status.replaceAll('_', ' ') }).filter({ hasText: '100.0 %' }).waitFor();
-    const today = new Date().toISOString().slice(0, 10);
-    const bar = page.locator(`[data-testid="calls-chart"] rect[data-date="${today}"]`);
+    // The call's UTC day, not the clock's: a run crossing midnight puts it on yesterday's bar.
+    const callDay = String(call.created_at).slice(0, 10);
+    assert.match(callDay, /^\d{4}-\d{2}-\d{2}$/);
+    const bar = page.locator(`[data-testid="calls-chart"] rect[data-date="${callDay}"]`);
     assert.equal(await bar.getAttribute('data-value'), '1');
     assert.ok(Number(await bar.getAttribute('height')) > 100, 'the only call fills the scale');
     assert.equal(await page.locator('[data-testid="calls-chart"] rect.chart-bar').count(), 30);

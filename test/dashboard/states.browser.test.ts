@@ -166,9 +166,10 @@ describe('every page state in Chromium', async () => {
   it('filters the calls by status and by dates, and exports what the filters hold', async () => {
     const placed = await api('POST', '/v1/calls/outbound', { agent_id: agentId, to: '+15550100300', simulation: { caller_script: ['Hello?'] } });
     assert.equal(placed.statusCode, 201, placed.body);
-    const call = placed.json() as { id: string; status: string };
-    // The browser's own days (the filters are days in its time zone).
-    const day = (offset: number) => page.evaluate(`(() => { const d = new Date(); d.setDate(d.getDate() + ${offset}); return d.toLocaleDateString('en-CA'); })()`) as Promise<string>;
+    const call = placed.json() as { id: string; status: string; created_at: string };
+    // The call's day and its neighbours in the browser's time zone (the filters are days there),
+    // from the call's creation, not the clock: a run crossing midnight keeps the same days.
+    const day = (offset: number) => page.evaluate(`(() => { const d = new Date(${JSON.stringify(call.created_at)}); d.setDate(d.getDate() + ${offset}); return d.toLocaleDateString('en-CA'); })()`) as Promise<string>;
     const [yesterday, today, tomorrow] = [await day(-1), await day(0), await day(1)];
     const row = page.getByRole('row').filter({ hasText: '+15550100300' });
     const none = page.getByText('No calls match.');

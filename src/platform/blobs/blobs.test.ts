@@ -45,6 +45,20 @@ for (const kind of ['fs', 'postgres'] as const) {
         }
         assert.equal(fs.existsSync(path.join(dir, '..', 'escape')), false);
       });
+
+      it('deletes with its key the temporary files a writer killed before its rename left', async () => {
+        const key = 'recordings/raw/ws_test/call_crash/agent-00001.pcm';
+        const other = 'recordings/raw/ws_test/call_crash/agent-00010.pcm';
+        await store.put(other, bytes, 'application/octet-stream');
+        const folder = path.join(dir, 'blobs', 'recordings/raw/ws_test/call_crash');
+        // What a process killed mid-put leaves: the temporary file (and perhaps the type), no blob.
+        fs.writeFileSync(path.join(folder, 'agent-00001.pcm.53fba0ee2130.tmp'), bytes.subarray(0, 10));
+        fs.writeFileSync(path.join(folder, 'agent-00001.pcm.type'), 'application/octet-stream');
+        await store.delete(key);
+        assert.deepEqual(fs.readdirSync(folder).sort(), ['agent-00010.pcm', 'agent-00010.pcm.type'], 'the leftovers went, another key stayed');
+        assert.deepEqual((await store.get(other))?.bytes, bytes);
+        await store.delete('recordings/raw/ws_test/no_such_folder/agent-00000.pcm');
+      });
     }
   });
 }

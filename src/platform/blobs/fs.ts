@@ -5,7 +5,9 @@ import type { BlobStore } from '../../ports/blobs.ts';
 
 // Blobs as files under one directory (DATA_DIR/blobs): keys are relative paths, checked so that
 // none leaves the directory; writes go to a temporary file renamed into place (a reader never
-// sees half a file); a range reads only its bytes. The content type is kept beside the file.
+// sees half a file); a range reads only its bytes. The content type is kept beside the file. A
+// process killed between its write and the rename leaves `<file>.<hex>.tmp`: deleting the key
+// removes those leftovers too, so a crashed writer's half-written blob goes with its key.
 
 const KEY = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(\/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/;
 
@@ -58,6 +60,10 @@ export function createFsBlobStore(dir: string): BlobStore {
       const file = fileOf(key);
       await fs.rm(file, { force: true });
       await fs.rm(typeFile(file), { force: true });
+      const prefix = `${path.basename(file)}.`;
+      const names = await fs.readdir(path.dirname(file)).catch(() => [] as string[]);
+      const leftovers = names.filter((name) => name.startsWith(prefix) && name.endsWith('.tmp'));
+      await Promise.all(leftovers.map((name) => fs.rm(path.join(path.dirname(file), name), { force: true })));
     },
   };
 }
