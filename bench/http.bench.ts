@@ -25,6 +25,7 @@ import { createLogger } from '../src/platform/logging.ts';
 import { startBareServer } from './support/http-bare-server.ts';
 import type { LoadRequest, LoadResult } from './support/http-load.ts';
 import { openBenchPostgres } from './support/postgres.ts';
+import { type SampledProfile, selfTimeByFunction, selfTimeByPlace } from './support/profile.ts';
 
 const CONNECTIONS = 32;
 const WARMUP_MS = 1000;
@@ -81,56 +82,6 @@ function canonical(value: unknown): string {
       .join(',')}}`;
   }
   return JSON.stringify(value);
-}
-
-interface CpuProfile {
-  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }>;
-  samples: number[];
-}
-
-/** Where a frame's code lives: a package, node's own code, the wasm of PGlite, or our source file. */
-function placeOf(url: string): string {
-  if (url.includes('node_modules/')) {
-    const tail = url.slice(url.lastIndexOf('node_modules/') + 13).split('/');
-    return tail[0].startsWith('@') ? `${tail[0]}/${tail[1]}` : tail[0];
-  }
-  if (url.startsWith('wasm://')) return 'wasm (PGlite)';
-  if (url.startsWith('node:')) return 'node';
-  if (url === '') return 'native / GC / idle';
-  return url.replace(/^.*\/(src|bench)\//, '$1/');
-}
-
-/** Self time by place (package or file), the largest first. */
-function byPlace(profile: CpuProfile, top = 12) {
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const counts = new Map<string, number>();
-  for (const id of profile.samples) {
-    const frame = byId.get(id)?.callFrame;
-    if (!frame) continue;
-    const place = frame.functionName === '(idle)' ? 'idle' : placeOf(frame.url);
-    counts.set(place, (counts.get(place) ?? 0) + 1);
-  }
-  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, top).map(([place, n]) => ({ place, share: `${((n / profile.samples.length) * 100).toFixed(1)} %` }));
-}
-
-/** Self time by package (or source file) and function, the largest first: where the time goes. */
-function summarise(profile: CpuProfile, top = 25) {
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const counts = new Map<string, number>();
-  for (const id of profile.samples) {
-    const frame = byId.get(id)?.callFrame;
-    if (!frame) continue;
-    const where = frame.url.includes('node_modules/')
-      ? frame.url.slice(frame.url.lastIndexOf('node_modules/') + 13).split('/').slice(0, frame.url.includes('node_modules/@') ? 2 : 1).join('/')
-      : frame.url.replace(/^.*\/(src|bench)\//, '$1/').replace(/^node:/, 'node:');
-    const key = `${frame.functionName || '(anonymous)'} ${where ? `(${where})` : ''}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  const total = profile.samples.length;
-  return [...counts]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, top)
-    .map(([frame, n]) => ({ frame, share: `${((n / total) * 100).toFixed(1)} %` }));
 }
 
 async function setUp(database: DatabaseHandle) {
@@ -277,7 +228,7 @@ async function main() {
     results,
     ...(postgres ? { postgres_skipped: postgres } : {}),
     ...(profiles.length > 0
-      ? { profiles: profiles.map(({ name, profile }) => ({ name, by_place: byPlace(profile as CpuProfile), top_functions: summarise(profile as CpuProfile, 15) })) }
+      ? { profiles: profiles.map(({ name, profile }) => ({ name, by_place: selfTimeByPlace(profile as SampledProfile), top_functions: selfTimeByFunction(profile as SampledProfile, 15) })) }
       : {}),
     seconds: Math.round((Date.now() - started) / 1000),
   };
@@ -287,9 +238,9 @@ async function main() {
     const file = path.join(os.tmpdir(), `http-bench-${name.replace(/[^a-z0-9]+/gi, '-')}.cpuprofile`);
     fs.writeFileSync(file, JSON.stringify(profile));
     console.log(`\nprofile of ${name}: ${file}`);
-    for (const row of byPlace(profile as CpuProfile)) console.log(`  ${row.share.padStart(6)}  ${row.place}`);
+    for (const row of selfTimeByPlace(profile as SampledProfile)) console.log(`  ${row.share.padStart(6)}  ${row.place}`);
     console.log('  functions:');
-    for (const row of summarise(profile as CpuProfile)) console.log(`  ${row.share.padStart(6)}  ${row.frame}`);
+    for (const row of selfTimeByFunction(profile as SampledProfile)) console.log(`  ${row.share.padStart(6)}  ${row.frame}`);
   }
 }
 

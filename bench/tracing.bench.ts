@@ -22,12 +22,20 @@ const CONNECTIONS = 32;
 const WARMUP_MS = 1000;
 const DURATION_MS = 2500;
 const GOAL_CPU_OVERHEAD = 0.05;
-const ALL_MODES: TracingMode[] = ['off', 'on', 'on-every-read'];
-// BENCH_TRACING_MODES=off,on leaves the every-read server out: a third more rounds in the same time.
-const MODES = ALL_MODES.filter((mode) => (process.env.BENCH_TRACING_MODES ?? ALL_MODES.join(',')).split(',').includes(mode));
-if (!MODES.includes('off') || !MODES.includes('on')) throw new Error('BENCH_TRACING_MODES must hold off and on');
+const ALL_MODES: TracingMode[] = ['off', 'off-b', 'on', 'on-every-read', 'on-no-reads'];
+// BENCH_TRACING_MODES: which servers, in the order they start and are listed (default
+// off,on,on-every-read). off,on leaves the every-read server out; on,off swaps the positions;
+// off,off-b is an A/A run: two tracing-off servers, whose difference is the bench's own bias.
+const MODES = (process.env.BENCH_TRACING_MODES ?? 'off,on,on-every-read').split(',') as TracingMode[];
+if (MODES.some((mode) => !ALL_MODES.includes(mode)) || new Set(MODES).size !== MODES.length || !MODES.includes('off') || MODES.length < 2) {
+  throw new Error(`BENCH_TRACING_MODES must list off and at least one of ${ALL_MODES.slice(1).join(', ')}, each once`);
+}
 const here = import.meta.dirname;
-// BENCH_TRACING_PROFILE=1: every server profiles each run; the share of its CPU inside tracing code.
+// BENCH_TRACING_RATE=<requests/s>: each server loaded at that fixed rate (paced), not flat out: the
+// machine is then not saturated, and the CPU per request is the request's, not the contention's.
+const RATE = process.env.BENCH_TRACING_RATE ? Number(process.env.BENCH_TRACING_RATE) : undefined;
+// BENCH_TRACING_PROFILE=1: every server profiles each run; the share of its CPU inside tracing code
+// (BENCH_TRACING_PROFILE_DIR=<dir> also writes each raw .cpuprofile there, for DevTools).
 const PROFILE = process.env.BENCH_TRACING_PROFILE === '1';
 type ProfileShare = { busy_samples: number; inside_percent: number; gc_percent: number };
 
@@ -99,7 +107,7 @@ async function measure(db: string, sink: string) {
           if (PROFILE) await server.profile('profile-start');
           const before = await server.cpu();
           const connections = SIMULTANEOUS ? Math.ceil(CONNECTIONS / servers.length) : CONNECTIONS;
-          const result = await load(loader, { url: server.url, path: own.path, method: own.method, body: own.body, headers: own.headers, connections, warmupMs: WARMUP_MS, durationMs: DURATION_MS });
+          const result = await load(loader, { url: server.url, path: own.path, method: own.method, body: own.body, headers: own.headers, connections, warmupMs: WARMUP_MS, durationMs: DURATION_MS, ratePerSecond: RATE });
           const cpuUs = (await server.cpu()) - before;
           const key = `${own.name}|${server.mode}`;
           if (PROFILE) shares.set(key, [...(shares.get(key) ?? []), (await server.profile('profile-stop')) as ProfileShare]);
@@ -130,33 +138,27 @@ async function measure(db: string, sink: string) {
       };
     };
     const off = of('off');
-    const on = of('on');
-    const every = of('on-every-read');
     // Per round, each mode against off in the same round: the overhead's median over rounds.
     const pairs = (mode: TracingMode) => {
       const offs = runs.get(`${name}|off`) ?? [];
       return (runs.get(`${name}|${mode}`) ?? []).map((r, i) => r.cpuUs / offs[i].cpuUs - 1);
     };
-    const paired = (mode: TracingMode) => (MODES.includes(mode) ? median(pairs(mode)) : Number.NaN);
+    const others = MODES.filter((mode) => mode !== 'off');
+    const overhead = Object.fromEntries(others.map((mode) => [mode, { pct: pct(median(pairs(mode))), quartiles: quartiles(pairs(mode)).map(pct), by_round: pairs(mode).map(pct), rps_change_pct: pct(of(mode).rps / off.rps - 1) }]));
     const line = {
       database: db,
       scenario: name,
-      off,
-      on,
-      on_every_read: every,
-      cpu_overhead_on_pct: pct(paired('on')),
-      cpu_overhead_on_pct_by_round: pairs('on').map(pct),
-      cpu_overhead_on_pct_quartiles: quartiles(pairs('on')).map(pct),
-      cpu_overhead_every_read_pct: pct(paired('on-every-read')),
-      rps_change_on_pct: pct(on.rps / off.rps - 1),
-      goal_met: paired('on') <= GOAL_CPU_OVERHEAD && off.non_200 + on.non_200 === 0,
+      order: MODES,
+      ...Object.fromEntries(MODES.map((mode) => [mode.replaceAll('-', '_'), of(mode)])),
+      cpu_overhead_vs_off: overhead,
+      ...(MODES.includes('on') ? { goal_met: median(pairs('on')) <= GOAL_CPU_OVERHEAD && off.non_200 + of('on').non_200 === 0 } : {}),
     };
-    console.log(
-      `${db.padEnd(8)} ${name.padEnd(42)} CPU/request off ${off.cpu_us_per_request} µs · on ${on.cpu_us_per_request} µs (${line.cpu_overhead_on_pct >= 0 ? '+' : ''}${line.cpu_overhead_on_pct} %, quartiles ${line.cpu_overhead_on_pct_quartiles.join(' / ')} %) · every read traced ${every.cpu_us_per_request} µs (${line.cpu_overhead_every_read_pct >= 0 ? '+' : ''}${line.cpu_overhead_every_read_pct} %) | rps ${off.rps} / ${on.rps} / ${every.rps}`,
-    );
+    const signed = (n: number) => `${n >= 0 ? '+' : ''}${n}`;
+    const figures = others.map((mode) => `${mode} ${of(mode).cpu_us_per_request} µs (${signed(overhead[mode].pct)} %, quartiles ${overhead[mode].quartiles.join(' / ')} %)`);
+    console.log(`${db.padEnd(8)} ${name.padEnd(42)} CPU/request off ${off.cpu_us_per_request} µs · ${figures.join(' · ')} | rps ${MODES.map((mode) => of(mode).rps).join(' / ')}`);
     if (PROFILE) {
-      const share = (mode: TracingMode) => (MODES.includes(mode) ? `${of(mode).profile?.tracing_code_percent} % (GC ${of(mode).profile?.gc_percent} %)` : '-');
-      console.log(`${''.padEnd(51)} CPU inside tracing code, profiled: off ${share('off')} · on ${share('on')} · every read traced ${share('on-every-read')}`);
+      const share = (mode: TracingMode) => `${mode} ${of(mode).profile?.tracing_code_percent} % (GC ${of(mode).profile?.gc_percent} %)`;
+      console.log(`${''.padEnd(51)} CPU inside tracing code, profiled: ${MODES.map(share).join(' · ')}`);
     }
     return line;
   });
@@ -179,12 +181,13 @@ async function main() {
     }
   }
   for (const loader of loaders) loader.kill();
-  if (sink.bytes() === 0) throw new Error('no span reached the sink: tracing was not on');
+  const traced = MODES.some((mode) => mode.startsWith('on'));
+  if (traced && sink.bytes() === 0) throw new Error('no span reached the sink: tracing was not on');
   const report = {
     benchmark: 'tracing',
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, node: process.version, load_before: loadBefore, load_after: os.loadavg() },
-    setup: { simultaneous: SIMULTANEOUS, connections: SIMULTANEOUS ? Math.ceil(CONNECTIONS / MODES.length) : CONNECTIONS, warmup_ms: WARMUP_MS, duration_ms: DURATION_MS, rounds: ROUNDS, modes: MODES, goal: `tracing on (default) ≤ ${GOAL_CPU_OVERHEAD * 100} % CPU per request` },
+    setup: { simultaneous: SIMULTANEOUS, connections: SIMULTANEOUS ? Math.ceil(CONNECTIONS / MODES.length) : CONNECTIONS, warmup_ms: WARMUP_MS, duration_ms: DURATION_MS, rounds: ROUNDS, modes: MODES, rate_per_second_per_server: RATE ?? null, goal: `tracing on (default) ≤ ${GOAL_CPU_OVERHEAD * 100} % CPU per request` },
     otlp_bytes_received: sink.bytes(),
     results,
     ...(skipped.length > 0 ? { postgres_skipped: skipped[0] } : {}),

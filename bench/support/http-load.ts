@@ -1,7 +1,9 @@
 // The HTTP load generator of bench/http.bench.ts, run in a child process (so its work shares
 // neither the servers' event loop nor their process: the bench measures the servers' own CPU
 // time per request): a fixed number of requests in flight through an undici Pool of that many
-// connections, each loop sending its next request as soon as the previous answers.
+// connections, each loop sending its next request as soon as the previous answers — or, with
+// `ratePerSecond`, paced: each loop sends at most every connections/rate seconds, so the server
+// works at a fixed rate below its capacity instead of flat out.
 // Messages: {url, path, method?, body?, headers, connections, warmupMs, durationMs} in, the figures out.
 import { Pool } from 'undici';
 
@@ -15,6 +17,8 @@ export interface LoadRequest {
   connections: number;
   warmupMs: number;
   durationMs: number;
+  /** Requests a second over all connections; unset: as fast as the server answers. */
+  ratePerSecond?: number;
 }
 
 export interface LoadResult {
@@ -45,8 +49,17 @@ async function run(load: LoadRequest): Promise<LoadResult> {
   let measuring = false;
   let stopping = false;
 
-  async function loop() {
+  const intervalMs = load.ratePerSecond ? (load.connections * 1000) / load.ratePerSecond : 0;
+  async function loop(_: unknown, index: number) {
+    // Paced loops start spread over one interval, each then keeps its own schedule.
+    let due = performance.now() + (intervalMs * index) / load.connections;
     while (!stopping) {
+      if (intervalMs > 0) {
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        due += intervalMs;
+        if (stopping) break;
+      }
       const started = performance.now();
       try {
         const res = await pool.request({ method, path: load.path, headers, body });

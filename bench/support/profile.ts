@@ -55,3 +55,54 @@ export function insideShare(profile: { nodes: ProfileNode[] }, inside: (url: str
   const percent = (n: number) => Math.round((n / Math.max(1, busy)) * 10000) / 100;
   return { busy_samples: busy, inside_percent: percent(matched), gc_percent: percent(gc) };
 }
+
+/** A V8 CPU profile with its samples (the node of each sample, in order). */
+export interface SampledProfile {
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }>;
+  samples: number[];
+}
+
+/** Where a frame's code lives: a package, node's own code, the wasm of PGlite, or our source file. */
+function placeOf(url: string): string {
+  if (url.includes('node_modules/')) {
+    const tail = url.slice(url.lastIndexOf('node_modules/') + 13).split('/');
+    return tail[0].startsWith('@') ? `${tail[0]}/${tail[1]}` : tail[0];
+  }
+  if (url.startsWith('wasm://')) return 'wasm (PGlite)';
+  if (url.startsWith('node:')) return 'node';
+  if (url === '') return 'native / GC / idle';
+  return url.replace(/^.*\/(src|bench)\//, '$1/');
+}
+
+/** Self time by place (package or file), the largest first. */
+export function selfTimeByPlace(profile: SampledProfile, top = 12) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const counts = new Map<string, number>();
+  for (const id of profile.samples) {
+    const frame = byId.get(id)?.callFrame;
+    if (!frame) continue;
+    const place = frame.functionName === '(idle)' ? 'idle' : placeOf(frame.url);
+    counts.set(place, (counts.get(place) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, top).map(([place, n]) => ({ place, share: `${((n / profile.samples.length) * 100).toFixed(1)} %` }));
+}
+
+/** Self time by package (or source file) and function, the largest first: where the time goes. */
+export function selfTimeByFunction(profile: SampledProfile, top = 25) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const counts = new Map<string, number>();
+  for (const id of profile.samples) {
+    const frame = byId.get(id)?.callFrame;
+    if (!frame) continue;
+    const where = frame.url.includes('node_modules/')
+      ? frame.url.slice(frame.url.lastIndexOf('node_modules/') + 13).split('/').slice(0, frame.url.includes('node_modules/@') ? 2 : 1).join('/')
+      : frame.url.replace(/^.*\/(src|bench)\//, '$1/').replace(/^node:/, 'node:');
+    const key = `${frame.functionName || '(anonymous)'} ${where ? `(${where})` : ''}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const total = profile.samples.length;
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([frame, n]) => ({ frame, share: `${((n / total) * 100).toFixed(1)} %` }));
+}

@@ -17,7 +17,10 @@ import { createLogger } from '../../src/platform/logging.ts';
 import { openBenchPostgres } from './postgres.ts';
 import { insideShare } from './profile.ts';
 
-export type TracingMode = 'off' | 'on' | 'on-every-read';
+// `off-b` is a second tracing-off server: the control of an A/A run (what the bench's own set-up
+// makes two identical servers differ by). `on-no-reads`: tracing on with TRACE_READS_RATIO=0, so a
+// read gets no span at all: what being on costs a request that is not traced.
+export type TracingMode = 'off' | 'off-b' | 'on' | 'on-every-read' | 'on-no-reads';
 
 export interface TracingScenario {
   name: string;
@@ -46,7 +49,7 @@ async function openStore() {
   return { database, close };
 }
 
-const tracing = mode === 'off' ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink, OTEL_BSP_SCHEDULE_DELAY: '1000', ...(mode === 'on-every-read' ? { TRACE_READS_RATIO: '1' } : {}) };
+const tracing = mode === 'off' || mode === 'off-b' ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink, OTEL_BSP_SCHEDULE_DELAY: '1000', ...(mode === 'on-every-read' ? { TRACE_READS_RATIO: '1' } : {}), ...(mode === 'on-no-reads' ? { TRACE_READS_RATIO: '0' } : {}) };
 const store = await openStore();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-bench-tracing-data-'));
 const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_USER_PER_MIN: '1000000', RATE_LIMIT_IP_PER_MIN: '1000000', PUBLIC_BASE_URL: 'http://localhost:3000', ...tracing });
