@@ -74,35 +74,35 @@ function placeOf(url: string): string {
   return url.replace(/^.*\/(src|bench)\//, '$1/');
 }
 
-/** Self time by place (package or file), the largest first. */
-export function selfTimeByPlace(profile: SampledProfile, top = 12) {
+type Frame = SampledProfile['nodes'][number]['callFrame'];
+
+/** Each sample counted under `keyOf` its frame: the `top` keys, largest share first. */
+function selfTimeBy(profile: SampledProfile, keyOf: (frame: Frame) => string, top: number) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const counts = new Map<string, number>();
   for (const id of profile.samples) {
     const frame = byId.get(id)?.callFrame;
-    if (!frame) continue;
-    const place = frame.functionName === '(idle)' ? 'idle' : placeOf(frame.url);
-    counts.set(place, (counts.get(place) ?? 0) + 1);
+    if (frame) counts.set(keyOf(frame), (counts.get(keyOf(frame)) ?? 0) + 1);
   }
-  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, top).map(([place, n]) => ({ place, share: `${((n / profile.samples.length) * 100).toFixed(1)} %` }));
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([key, n]) => ({ key, share: `${((n / profile.samples.length) * 100).toFixed(1)} %` }));
+}
+
+/** Self time by place (package or file), the largest first. */
+export function selfTimeByPlace(profile: SampledProfile, top = 12) {
+  const rows = selfTimeBy(profile, (frame) => (frame.functionName === '(idle)' ? 'idle' : placeOf(frame.url)), top);
+  return rows.map(({ key, share }) => ({ place: key, share }));
 }
 
 /** Self time by package (or source file) and function, the largest first: where the time goes. */
 export function selfTimeByFunction(profile: SampledProfile, top = 25) {
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const counts = new Map<string, number>();
-  for (const id of profile.samples) {
-    const frame = byId.get(id)?.callFrame;
-    if (!frame) continue;
+  const rows = selfTimeBy(profile, (frame) => {
     const where = frame.url.includes('node_modules/')
       ? frame.url.slice(frame.url.lastIndexOf('node_modules/') + 13).split('/').slice(0, frame.url.includes('node_modules/@') ? 2 : 1).join('/')
-      : frame.url.replace(/^.*\/(src|bench)\//, '$1/').replace(/^node:/, 'node:');
-    const key = `${frame.functionName || '(anonymous)'} ${where ? `(${where})` : ''}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  const total = profile.samples.length;
-  return [...counts]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, top)
-    .map(([frame, n]) => ({ frame, share: `${((n / total) * 100).toFixed(1)} %` }));
+      : frame.url.replace(/^.*\/(src|bench)\//, '$1/');
+    return `${frame.functionName || '(anonymous)'} ${where ? `(${where})` : ''}`;
+  }, top);
+  return rows.map(({ key, share }) => ({ frame: key, share }));
 }
