@@ -61,7 +61,7 @@ async function measure(database: DatabaseHandle, label: string) {
       return rows;
     },
   };
-  const worker = createScheduleWorker({ platform, dispatcher, repo });
+  const worker = createScheduleWorker({ database: platform.database, clock: platform.clock, logger: platform.logger, dispatcher, repo });
 
   async function insert(times: number[]): Promise<Map<string, number>> {
     const due = new Map<string, number>();

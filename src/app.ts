@@ -54,7 +54,7 @@ import { createCampaignsModule } from './modules/campaigns/module.ts';
 import { createWidgetsModule } from './modules/widgets/module.ts';
 import { createBrandingModule } from './modules/branding/module.ts';
 import { createHousekeepingModule } from './modules/housekeeping/module.ts';
-import { createDashboard } from './modules/dashboard/routes.ts';
+import { createDashboardModule } from './modules/dashboard/module.ts';
 import { registerDeliveryBacklogGauge } from './modules/housekeeping/backlog-gauge.ts';
 
 export interface AppInputs {
@@ -129,11 +129,12 @@ function createModules(platform: Platform, jwtSecret: string) {
     catalog: createCatalogModule(platform),
     knowledgeBase,
     calls,
-    phoneNumbers: createPhoneNumbersModule(platform),
+    phoneNumbers: createPhoneNumbersModule(platform, { hasLiveCallOn: calls.reads.hasLiveCallOn }),
     dnc: createDncModule(platform),
-    analytics: createAnalyticsModule(platform),
+    // The calls table is the calls module's: analytics and usage read it through its figures.
+    analytics: createAnalyticsModule(platform, { callFigures: calls.figures }),
     telephony: createTelephonyModule(platform, { calls }),
-    wallet: createWalletModule(platform),
+    wallet: createWalletModule(platform, { spendByAgent: calls.figures.spendByAgent }),
     payments: createPaymentsModule(platform),
     voice,
     public: createPublicModule(platform),
@@ -143,6 +144,8 @@ function createModules(platform: Platform, jwtSecret: string) {
     widgets: createWidgetsModule(platform, { agents: agents.service, branding: branding.service, voice: voice.service }),
     branding,
     housekeeping: createHousekeepingModule(platform),
+    // Last: its routes after every API route (`/`, its assets); its page fallback is the error handler's.
+    dashboard: createDashboardModule(platform),
   };
 }
 
@@ -204,6 +207,10 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   const platform = createPlatform({ ...inputs, logger: app.log, telemetry, createProviders: (base) => createProviders({ ...base, clocks }, inputs.providers) });
   await platform.gate.ready();
   inputs.phases?.end('platform');
+  // The modules are built before any plugin (building one touches no route): the error handler
+  // takes the dashboard module's page fallback. Their routes are registered below, after the plugins.
+  const modules = createModules(platform, inputs.jwtSecret);
+  const jobs = jobsOf(modules);
   inputs.instrument?.(app);
   if (telemetry.tracer) registerHttpTracing(app, telemetry.tracer, config.telemetry.readsRatio);
 
@@ -212,12 +219,8 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
     done();
   });
   registerValidation(app);
-  const { stripe } = config;
-  const dashboard = createDashboard({
-    paymentsProvider: config.paymentsProvider,
-    stripe: config.paymentsProvider === 'stripe' && stripe.publishableKey ? { publishableKey: stripe.publishableKey, jsUrl: stripe.jsUrl, apiBaseUrl: stripe.apiBaseUrl } : undefined,
-  });
-  registerErrorHandling(app, { publicBaseUrl: config.publicBaseUrl, notFoundFallback: dashboard.pageFallback });
+  // A browser navigation to a route-less address may be one of the dashboard's client routes.
+  registerErrorHandling(app, { publicBaseUrl: config.publicBaseUrl, notFoundFallback: modules.dashboard.pageFallback });
   registerErrorDocs(app);
   registerInputGuard(app);
   enforceRouteConventions(app);
@@ -234,12 +237,9 @@ export async function buildApp(inputs: AppInputs): Promise<{ app: FastifyInstanc
   registerAuditTrail(app, platform.audit);
   inputs.phases?.end('plugins');
 
-  // The modules, one plugin of routes each (the housekeeping module has none).
-  const modules = createModules(platform, inputs.jwtSecret);
+  // The modules' routes, one plugin each, in the modules' order (the housekeeping module has none;
+  // the dashboard's, `/` and its assets, come last).
   for (const built of Object.values(modules)) if ('routes' in built) await app.register(built.routes);
-  const jobs = jobsOf(modules);
-  // The dashboard: `/`, its assets, and its client routes for browser navigations (API paths keep their 404).
-  await app.register(dashboard.routes);
   inputs.phases?.end('routes');
 
   app.addHook('onClose', async () => {

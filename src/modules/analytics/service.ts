@@ -4,6 +4,7 @@ import type { Executor } from '../../platform/db/schema.ts';
 import { notFound } from '../../platform/errors.ts';
 import { dateRangeOf, perDayOf } from '../../platform/http/date-range.ts';
 import { microsToUsd } from '../../platform/money.ts';
+import type { CallFigures } from '../calls/figures.ts';
 import type { AnalyticsRepo } from './repo.ts';
 
 // Analytics over calls (created in [from, to), default the last 30 days): an overview for the
@@ -17,12 +18,14 @@ export interface AnalyticsServiceDeps {
   db: Executor;
   clock: Clock;
   analytics: AnalyticsRepo;
+  /** The calls module's figures (the calls table is its own). */
+  calls: Pick<CallFigures, 'byStatus' | 'byDay'>;
 }
 
-export function createAnalyticsService({ db, clock, analytics }: AnalyticsServiceDeps) {
+export function createAnalyticsService({ db, clock, analytics, calls }: AnalyticsServiceDeps) {
   async function overview(workspaceId: string, query: RangeQuery, agentId?: string) {
     const range = dateRangeOf(query, clock.now());
-    const rows = await analytics.byStatus(db, workspaceId, range, agentId);
+    const rows = await calls.byStatus(db, workspaceId, range, agentId);
     const by_status: Record<string, number> = {};
     let total = 0;
     let duration = 0;
@@ -62,7 +65,7 @@ export function createAnalyticsService({ db, clock, analytics }: AnalyticsServic
 
     async series(ctx: WorkspaceContext, query: RangeQuery) {
       const range = dateRangeOf(query, clock.now());
-      const rows = await analytics.byDay(db, ctx.workspaceId, range);
+      const rows = await calls.byDay(db, ctx.workspaceId, range);
       const data = perDayOf(range, rows, (row, date) => ({
         date,
         count: Number(row?.count ?? 0),

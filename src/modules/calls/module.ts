@@ -10,6 +10,7 @@ import { createCallJournal } from './journal.ts';
 import { createPostCallJob } from './post-call.ts';
 import { createCallOwnership } from './ownership.ts';
 import { createCallRunner } from './runner.ts';
+import { createCallFigures } from './figures.ts';
 import { createCallReads } from './reads.ts';
 import { callsRoutes } from './routes.ts';
 import { createCallsService } from './service.ts';
@@ -93,7 +94,9 @@ export function createCallsModule(platform: Platform, options: { linkSecret: str
     // After the call: recordings, extraction, call.ended (calls ended anywhere, or left by a dead worker).
     { name: 'post-call', start: postCall.start, stop: postCall.stop },
   ];
-  return { routes: callsRoutes({ service, reads, blobs: providers.blobs }), journal, runner, ownership, worker, postCall, service, reads, jobs };
+  // The figures other modules show (analytics, usage, voice sessions): their reads of calls.
+  const figures = createCallFigures();
+  return { routes: callsRoutes({ service, reads, blobs: providers.blobs }), journal, runner, ownership, worker, postCall, service, reads, figures, jobs };
 }
 
 export type CallsModule = ReturnType<typeof createCallsModule>;

@@ -8,6 +8,8 @@ import type { LinkSigner } from './signed-links.ts';
 
 // Reading calls, for the read routes (routes/read.ts): lists, the CSV export, one call, its state
 // history, the call a signed link names, and DELETE, which keeps the row and removes its content.
+// Beside them, the rows other modules read (handed to them by the composition root or with the
+// calls module): a voice session's call, a carrier's call, a campaign's queued calls, a number's live call.
 
 export const EXPORT_MAX_ROWS = 10_000;
 const LIVE = ['queued', 'ringing', 'in_progress'];
@@ -41,6 +43,15 @@ export function createCallReads(deps: CallReadsDeps) {
   return {
     present,
     callOf,
+
+    /** A call row by id alone, any workspace: for a module holding the id on a row of its own (a voice session's call). */
+    row: (id: string) => repo.getAny(id),
+    /** A carrier's call, by our id, else by the carrier's. */
+    carrierCall: (provider: string, ids: { callId?: string; carrierCallId?: string }) => repo.carrierCall(provider, ids.callId, ids.carrierCallId),
+    /** A campaign's calls still queued (withdrawn on pause and cancel). */
+    queuedOfCampaign: (campaignId: string) => repo.queuedOfCampaign(campaignId),
+    /** Whether a call from or to the number is live in the workspace (a number is not released under one). */
+    hasLiveCallOn: (workspaceId: string, number: string) => repo.hasLiveCallOn(workspaceId, number),
 
     /** The call a signed link names, in any workspace: `path` is the path the link signs. */
     async signedCallOf(path: string, id: string, expires: string | undefined, signature: string | undefined): Promise<CallRow> {

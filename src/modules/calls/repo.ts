@@ -1,13 +1,12 @@
-import type { Selectable } from 'kysely';
 import type { Database } from '../../platform/db/schema.ts';
 import { microsToUsd } from '../../platform/money.ts';
 import type { PageRequest } from '../../platform/pagination.ts';
 import type { Call, CallListQuery } from './schemas.ts';
-import type { CallsTable, TranscriptEntry } from './tables.ts';
+import type { CallRow, TranscriptEntry } from './tables.ts';
 
 // Reads of calls (the journal is the only writer), workspace-scoped, and the API view of a row.
 
-export type CallRow = Selectable<CallsTable>;
+export type { CallRow };
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
@@ -75,6 +74,32 @@ export function createCallsRepo(db: Database) {
     /** By id alone: only for requests that proved access another way (a signed link). */
     getAny(id: string): Promise<CallRow | undefined> {
       return db.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    /** A carrier's call, by our id, else by the carrier's (the carrier's webhooks name either). */
+    carrierCall(provider: string, callId: string | undefined, carrierCallId: string | undefined): Promise<CallRow | undefined> {
+      let query = db.selectFrom('calls').selectAll().where('provider', '=', provider);
+      if (callId) query = query.where('id', '=', callId);
+      else if (carrierCallId) query = query.where('provider_call_id', '=', carrierCallId);
+      else return Promise.resolve(undefined);
+      return query.executeTakeFirst();
+    },
+
+    /** A campaign's calls still queued (not dialed yet). */
+    queuedOfCampaign(campaignId: string): Promise<CallRow[]> {
+      return db.selectFrom('calls').selectAll().where('campaign_id', '=', campaignId).where('status', '=', 'queued').execute();
+    },
+
+    /** Whether a call from or to this number is live (ringing or in progress) in the workspace. */
+    async hasLiveCallOn(workspaceId: string, number: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('calls')
+        .select('id')
+        .where('workspace_id', '=', workspaceId)
+        .where('status', 'in', ['ringing', 'in_progress'])
+        .where((eb) => eb.or([eb('from_number', '=', number), eb('to_number', '=', number)]))
+        .executeTakeFirst();
+      return row !== undefined;
     },
 
     /** DELETE: the row stays, its recording and transcript go. */

@@ -8,11 +8,11 @@ import { newId } from '../../platform/ids.ts';
 import type { Providers } from '../../ports/providers.ts';
 import { loadCallAgent } from '../agents/call-agent.ts';
 import { findAssignedNumber } from '../phone-numbers/repo.ts';
-import type { CallRow } from './dialer-sql.ts';
 import type { CallJournal } from './journal.ts';
 import { checkOutbound, phoneField as phone } from './preconditions.ts';
 import type { CallRunner } from './runner.ts';
 import type { InboundCallBody, OutboundCallBody } from './schemas-control.ts';
+import type { CallRow } from './tables.ts';
 
 // The operations that change a call: place one (queued for the dialer), hang up, transfer,
 // re-run extraction, and the sandbox's inbound call. Reads are in repo.ts.

@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 import type { Json, Timestamp } from '../../platform/db/foundation-tables.ts';
 
 // Tables of calls (migration 0006): the call rows and their state history. The CallJournal
@@ -104,6 +104,9 @@ export interface CallsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
 }
+
+/** A call row as read (the routes present it through the reads and the service). */
+export type CallRow = Selectable<CallsTable>;
 
 export interface CallStatusEventsTable {
   call_id: string;

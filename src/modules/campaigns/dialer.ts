@@ -1,12 +1,14 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { type RawBuilder, sql } from 'kysely';
+import type { Clock } from '../../platform/clock.ts';
+import type { DatabaseHandle } from '../../platform/db/database.ts';
 import type { Executor } from '../../platform/db/schema.ts';
 import { newId } from '../../platform/ids.ts';
 import { createJobRunner } from '../../platform/jobs/runner.ts';
 import { createWakeSignal } from '../../platform/outbox/emitter.ts';
-import type { Platform } from '../../platform/platform.ts';
+import type { EventEmitter } from '../../platform/outbox/emit.ts';
 import { SANDBOX_CALLER_ID } from '../../ports/telephony.ts';
-import type { FinishedCall } from '../calls/journal.ts';
-import type { CallsModule } from '../calls/module.ts';
+import type { CallJournal, FinishedCall } from '../calls/journal.ts';
 import type { CallSimulation, CallStatus } from '../calls/tables.ts';
 import { isWindowOpen } from './calling-window.ts';
 import { beginAttempt, lockRunningCampaigns, pendingTimeZones, pickDueContacts } from './dialer-sql.ts';
@@ -31,11 +33,27 @@ const REACHED: CallStatus[] = ['completed', 'transferred', 'voicemail'];
 const RETRIED: CallStatus[] = ['busy', 'no_answer'];
 const CAMPAIGNS_PER_PASS = 50;
 
-export function createCampaignDialer(platform: Platform, calls: CallsModule, options: { pollIntervalMs?: number } = {}) {
-  const { db, clock, events } = platform;
+export interface CampaignDialerDeps {
+  database: DatabaseHandle;
+  clock: Clock;
+  logger: FastifyBaseLogger;
+  /** Sends `campaign.completed` in the finishing transaction. */
+  events: EventEmitter;
+  /** The calls' journal: queues the contacts' calls; its finish hook moves the contact on. */
+  journal: CallJournal;
+  /** The telephony provider's name, on every call queued. */
+  provider: string;
+  /** Wakes the calls dialer once calls are queued. */
+  nudgeCalls(): void;
+  pollIntervalMs?: number;
+}
+
+export function createCampaignDialer(deps: CampaignDialerDeps) {
+  const { database, clock, logger, events, journal, nudgeCalls } = deps;
+  const { db } = database;
   const repo = createCampaignsRepo();
   const wake = createWakeSignal();
-  const postgres = platform.database.kind === 'postgres';
+  const postgres = database.kind === 'postgres';
 
   /** Inside a transaction that made contacts due: every dialer wakes once it commits. */
   async function announce(tx: Executor): Promise<void> {
@@ -68,7 +86,7 @@ export function createCampaignDialer(platform: Platform, calls: CallsModule, opt
   }
 
   /** The journal's finishing transaction of a campaign call: the attempt, the contact, maybe the campaign. */
-  calls.journal.onFinish(async (tx, call, finished: FinishedCall) => {
+  journal.onFinish(async (tx, call, finished: FinishedCall) => {
     const attempt = await tx
       .updateTable('campaign_attempts')
       .set({ status: finished.status, end_reason: finished.endReason, ended_at: finished.endedAt })
@@ -98,7 +116,7 @@ export function createCampaignDialer(platform: Platform, calls: CallsModule, opt
     // contact due, this may be the end of the campaign.
     if (campaign.status !== 'running') return;
     const queued = await dialCampaign(tx, campaign);
-    if (queued > 0) setImmediate(() => calls.worker.nudge());
+    if (queued > 0) setImmediate(nudgeCalls);
   });
 
   /** The zones whose window is open now, or undefined when the campaign has no window. */
@@ -118,7 +136,7 @@ export function createCampaignDialer(platform: Platform, calls: CallsModule, opt
     const wallet = await tx.selectFrom('wallets').select('balance_micros').where('workspace_id', '=', campaign.workspace_id).executeTakeFirst();
     if (Number(wallet?.balance_micros ?? 0) <= 0) {
       await tx.updateTable('campaigns').set({ status: 'paused', pause_reason: 'insufficient_balance', updated_at: now }).where('id', '=', campaign.id).execute();
-      platform.logger.info({ campaignId: campaign.id }, 'campaign paused: the wallet is empty');
+      logger.info({ campaignId: campaign.id }, 'campaign paused: the wallet is empty');
       return 0;
     }
     const window = await openZones(tx, campaign, now);
@@ -136,14 +154,14 @@ export function createCampaignDialer(platform: Platform, calls: CallsModule, opt
       }
       const callId = newId('call');
       await beginAttempt(tx, contact, callId, now);
-      await calls.journal.queue(tx, {
+      await journal.queue(tx, {
         id: callId,
         workspace_id: campaign.workspace_id,
         agent_id: campaign.agent_id,
         direction: 'outbound',
         from_number: campaign.from_number ?? SANDBOX_CALLER_ID,
         to_number: contact.phone,
-        provider: platform.providers.telephony.name,
+        provider: deps.provider,
         variables: contact.variables as Record<string, string>,
         metadata: { campaign_contact_id: contact.id },
         simulation: campaign.simulation as CallSimulation | null,
@@ -163,14 +181,14 @@ export function createCampaignDialer(platform: Platform, calls: CallsModule, opt
       for (const campaign of await lockRunningCampaigns(tx, CAMPAIGNS_PER_PASS)) n += await dialCampaign(tx, campaign);
       return n;
     });
-    if (queued > 0) calls.worker.nudge();
+    if (queued > 0) nudgeCalls();
     return queued;
   }
 
   const jobs = createJobRunner<never>({
-    database: platform.database,
+    database,
     clock,
-    logger: platform.logger,
+    logger,
     job: {
       name: 'campaigns',
       async claim() {
@@ -179,7 +197,7 @@ export function createCampaignDialer(platform: Platform, calls: CallsModule, opt
       },
       run: async () => undefined,
       concurrency: 1,
-      pollIntervalMs: options.pollIntervalMs ?? 1000,
+      pollIntervalMs: deps.pollIntervalMs ?? 1000,
       channel: CAMPAIGN_CHANNEL,
       wake,
     },

@@ -9,10 +9,26 @@ import { createCampaignsService } from './service.ts';
 // dialer, a job (ROLE=all|worker) queuing due contacts' calls for the calls dialer.
 
 export function createCampaignsModule(platform: Platform, deps: { calls: CallsModule }) {
-  const dialer = createCampaignDialer(platform, deps.calls);
-  const service = createCampaignsService({ platform, journal: deps.calls.journal, announce: dialer.announce });
+  const { calls } = deps;
+  const { telephony } = platform.providers;
+  const dialer = createCampaignDialer({
+    database: platform.database,
+    clock: platform.clock,
+    logger: platform.logger,
+    events: platform.events,
+    journal: calls.journal,
+    provider: telephony.name,
+    nudgeCalls: () => calls.worker.nudge(),
+  });
+  const service = createCampaignsService({
+    db: platform.db,
+    clock: platform.clock,
+    cpu: platform.cpu,
+    ownsCallerIds: telephony.ownsCallerIds,
+    journal: calls.journal,
+    queuedCallsOf: calls.reads.queuedOfCampaign,
+    announce: dialer.announce,
+  });
   const jobs: Job[] = [{ name: 'campaigns', start: dialer.start, stop: dialer.stop }];
   return { routes: campaignsRoutes(service), service, dialer, jobs };
 }
-
-export type CampaignsModule = ReturnType<typeof createCampaignsModule>;

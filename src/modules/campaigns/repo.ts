@@ -73,10 +73,6 @@ export function createCampaignsRepo() {
         .execute();
       return inserted.length;
     },
-    /** Campaign calls still queued (not dialed yet). */
-    queuedCalls(db: Executor, campaignId: string) {
-      return db.selectFrom('calls').selectAll().where('campaign_id', '=', campaignId).where('status', '=', 'queued').execute();
-    },
     /** Whether any contact still waits or is being called. */
     async hasOpenContacts(db: Executor, campaignId: string): Promise<boolean> {
       const row = await sql<{ open: boolean }>`select exists(select 1 from campaign_contacts where campaign_id = ${campaignId} and status in ('pending', 'calling')) as open`.execute(db);

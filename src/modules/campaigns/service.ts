@@ -1,14 +1,15 @@
 import { isSupportedCountry } from 'libphonenumber-js';
 import type { WorkspaceContext } from '../../platform/auth/access.ts';
-import { cpuTask } from '../../platform/cpu-pool.ts';
-import type { Executor } from '../../platform/db/schema.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { type CpuRunner, cpuTask } from '../../platform/cpu-pool.ts';
+import type { Database, Executor } from '../../platform/db/schema.ts';
 import { AppError, invalidField, invalidState, notFound } from '../../platform/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import { type PageRequest, toPage } from '../../platform/pagination.ts';
-import type { Platform } from '../../platform/platform.ts';
 import { toE164 } from '../../platform/phone.ts';
 import type { CallJournal } from '../calls/journal.ts';
 import { requireCallAgent, requireFunds } from '../calls/preconditions.ts';
+import type { CallRow } from '../calls/tables.ts';
 import { findAssignedNumber } from '../phone-numbers/repo.ts';
 import { isTimeZone } from './calling-window.ts';
 import type * as worker from './csv-worker.ts';
@@ -28,17 +29,21 @@ const INSERT_BATCH = 1000;
 const TERMINAL: CampaignStatus[] = ['completed', 'canceled'];
 
 export interface CampaignsServiceDeps {
-  platform: Platform;
+  db: Database;
+  clock: Clock;
+  /** The CPU pool, where uploads are parsed. */
+  cpu: CpuRunner;
+  /** A carrier whose calls must come from one of the workspace's numbers (not the simulation). */
+  ownsCallerIds: boolean;
   journal: CallJournal;
+  /** The campaign's calls still queued (the calls module reads them). */
+  queuedCallsOf(campaignId: string): Promise<CallRow[]>;
   /** Wakes the dialers (call inside the transaction that made work due: NOTIFY goes out on commit). */
   announce(tx: Executor): Promise<void>;
 }
 
 export function createCampaignsService(deps: CampaignsServiceDeps) {
-  const { platform, journal } = deps;
-  const { db, clock } = platform;
-  // A carrier whose calls must come from one of the workspace's numbers (not the simulation).
-  const { ownsCallerIds } = platform.providers.telephony;
+  const { db, clock, cpu, ownsCallerIds, journal, queuedCallsOf } = deps;
   const repo = createCampaignsRepo();
 
   async function campaignOf(workspaceId: string, id: string): Promise<CampaignRow> {
@@ -79,7 +84,7 @@ export function createCampaignsService(deps: CampaignsServiceDeps) {
 
   /** Cancels the campaign's calls not dialed yet (pause, cancel); the finish hook puts their contacts back. */
   async function cancelQueuedCalls(campaignId: string) {
-    for (const call of await repo.queuedCalls(db, campaignId)) {
+    for (const call of await queuedCallsOf(campaignId)) {
       await journal.finish(call, null, { status: 'canceled', endReason: 'api_hangup', durationMs: 0, onlyFrom: ['queued'] });
     }
   }
@@ -169,7 +174,7 @@ export function createCampaignsService(deps: CampaignsServiceDeps) {
     async upload(ctx: WorkspaceContext, id: string, bytes: Uint8Array): Promise<UploadResult> {
       const campaign = await campaignOf(ctx.workspaceId, id);
       if (campaign.status !== 'draft' && campaign.status !== 'ready') throw invalidState(`Contacts can be added to a draft or ready campaign only (this one is ${campaign.status}).`);
-      const parsed = await platform.cpu.run(parseTask, { bytes, defaultCountry: campaign.default_country });
+      const parsed = await cpu.run(parseTask, { bytes, defaultCountry: campaign.default_country });
       if (!parsed.ok) {
         if (parsed.status === 413) throw new AppError('payload_too_large', `The upload was refused whole: ${parsed.message}.`);
         throw invalidField('file', parsed.message);

@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { pingDatabase } from '../../platform/db/database.ts';
-import { API_VERSION } from '../../platform/http/openapi.ts';
-import type { Platform } from '../../platform/platform.ts';
+import type { HealthService } from './service.ts';
 
 const Health = Type.Object(
   {
@@ -15,7 +13,7 @@ const Health = Type.Object(
   { title: 'Health' },
 );
 
-export function healthRoutes(platform: Platform): FastifyPluginAsyncTypebox {
+export function healthRoutes(service: HealthService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/v1/health',
@@ -29,21 +27,8 @@ export function healthRoutes(platform: Platform): FastifyPluginAsyncTypebox {
         config: { access: { auth: 'public', limit: 'none' } },
       },
       async (_request, reply) => {
-        const database = await pingDatabase(platform.db).then(
-          () => true,
-          () => false,
-        );
-        const redis = platform.redis
-          ? { ok: await platform.redis.ping().then((r) => r === 'PONG', () => false) }
-          : null;
-        const ok = database && (redis?.ok ?? true);
-        return reply.code(ok ? 200 : 503).send({
-          status: ok ? 'ok' : 'degraded',
-          version: API_VERSION,
-          database: { kind: platform.database.kind, ok: database },
-          redis,
-          uptime_seconds: Math.round(process.uptime()),
-        });
+        const { ok, report } = await service.check();
+        return reply.code(ok ? 200 : 503).send(report);
       },
     );
   };

@@ -13,5 +13,3 @@ export function createPaymentsModule(platform: Platform) {
   const jobs: Job[] = [{ name: 'auto-recharge', start: worker.start, stop: worker.stop }];
   return { routes: paymentsRoutes(service), service, worker, jobs };
 }
-
-export type PaymentsModule = ReturnType<typeof createPaymentsModule>;

@@ -42,15 +42,5 @@ export function createPhoneNumbersRepo() {
       const result = await db.deleteFrom('phone_numbers').where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) === 1;
     },
-    async hasLiveCall(db: Executor, workspaceId: string, number: string) {
-      const row = await db
-        .selectFrom('calls')
-        .select('id')
-        .where('workspace_id', '=', workspaceId)
-        .where('status', 'in', ['ringing', 'in_progress'])
-        .where((eb) => eb.or([eb('from_number', '=', number), eb('to_number', '=', number)]))
-        .executeTakeFirst();
-      return row !== undefined;
-    },
   };
 }

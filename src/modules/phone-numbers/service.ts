@@ -21,6 +21,8 @@ export interface PhoneNumbersDeps {
   monthlyMicros: number;
   /** Emits wallet.low_balance when a purchase takes the balance below the threshold. */
   events?: EventEmitter;
+  /** Whether a call from or to the number is live in the workspace (the calls module reads it: calls depend on numbers, not back). */
+  hasLiveCallOn(workspaceId: string, number: string): Promise<boolean>;
 }
 
 export function presentPhoneNumber(row: PhoneNumberRow): PhoneNumber {
@@ -157,7 +159,7 @@ export function createPhoneNumbersService(deps: PhoneNumbersDeps) {
 
     async release(workspaceId: string, id: string) {
       const row = await mustFind(workspaceId, id);
-      if (await repo.hasLiveCall(db, workspaceId, row.number)) throw invalidState('a call on this number is live; release it after the call');
+      if (await deps.hasLiveCallOn(workspaceId, row.number)) throw invalidState('a call on this number is live; release it after the call');
       if (row.provider_number_id) await inventory.release(row.provider_number_id);
       if (!(await repo.remove(db, workspaceId, id))) throw notFound('phone number');
     },

@@ -16,10 +16,8 @@ export function createSchedulesModule(platform: Platform, deps: { calls: CallsMo
   const nudgeCalls = () => calls.worker.nudge();
   const { telephony } = platform.providers;
   const dispatcher = createScheduleDispatcher({ db: platform.db, clock: platform.clock, journal: calls.journal, repo, telephony, nudgeCalls });
-  const worker = createScheduleWorker({ platform, dispatcher, repo });
+  const worker = createScheduleWorker({ database: platform.database, clock: platform.clock, logger: platform.logger, dispatcher, repo });
   const service = createSchedulesService({ database: platform.database, clock: platform.clock, repo, dispatcher, telephony, wake: () => worker.nudge(), nudgeCalls });
   const jobs: Job[] = [{ name: 'schedules', start: worker.start, stop: worker.stop }];
   return { routes: schedulesRoutes(service), service, worker, dispatcher, jobs };
 }
-
-export type SchedulesModule = ReturnType<typeof createSchedulesModule>;

@@ -293,7 +293,7 @@ describe('schedule worker wake-up', () => {
     const res = await live.request({ method: 'POST', url: '/v1/schedules', ...as(user), payload: { agent_id: agent.id, to: '+15550100200', scheduled_at: new Date(Date.now() + 1500).toISOString() } });
     assert.equal(res.statusCode, 201, res.body);
     // Its own worker with a one-hour poll: only the timer armed for the next due schedule wakes it.
-    const worker = createScheduleWorker({ platform: live.platform, dispatcher: live.modules.schedules.dispatcher, repo: createSchedulesRepo(), pollIntervalMs: 3600_000 });
+    const worker = createScheduleWorker({ database: live.platform.database, clock: live.platform.clock, logger: live.platform.logger, dispatcher: live.modules.schedules.dispatcher, repo: createSchedulesRepo(), pollIntervalMs: 3600_000 });
     await worker.start();
     try {
       const deadline = Date.now() + 30_000;

@@ -1,5 +1,7 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../platform/clock.ts';
+import type { DatabaseHandle } from '../../platform/db/database.ts';
 import { createJobRunner } from '../../platform/jobs/runner.ts';
-import type { Platform } from '../../platform/platform.ts';
 import type { ScheduleDispatcher } from './dispatch.ts';
 import type { ScheduleRow, SchedulesRepo } from './repo.ts';
 import { SCHEDULES_CHANNEL } from './service.ts';
@@ -16,14 +18,16 @@ const BATCH = 100;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface ScheduleWorkerDeps {
-  platform: Platform;
+  database: DatabaseHandle;
+  clock: Clock;
+  logger: FastifyBaseLogger;
   dispatcher: ScheduleDispatcher;
   repo: SchedulesRepo;
   pollIntervalMs?: number;
 }
 
 export function createScheduleWorker(deps: ScheduleWorkerDeps) {
-  const { platform, dispatcher, repo } = deps;
+  const { database, clock, logger, dispatcher, repo } = deps;
   let timer: NodeJS.Timeout | null = null;
   let running = false;
 
@@ -34,19 +38,19 @@ export function createScheduleWorker(deps: ScheduleWorkerDeps) {
 
   /** Wakes the loop when the next schedule is due. */
   async function armForNext(): Promise<void> {
-    const next = await repo.nextDue(platform.db);
+    const next = await repo.nextDue(database.db);
     disarm();
     if (!next || !running) return;
     // +1 ms: a timer may fire a little early, and a schedule is due at its time, not before.
-    const delay = Math.min(MAX_TIMER_MS, Math.max(0, next.getTime() - platform.clock.now().getTime()) + 1);
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, next.getTime() - clock.now().getTime()) + 1);
     timer = setTimeout(() => jobs.nudge(), delay);
     timer.unref();
   }
 
   const jobs = createJobRunner<ScheduleRow>({
-    database: platform.database,
-    clock: platform.clock,
-    logger: platform.logger,
+    database,
+    clock,
+    logger,
     job: {
       name: 'schedules',
       async claim(limit) {
@@ -54,7 +58,7 @@ export function createScheduleWorker(deps: ScheduleWorkerDeps) {
         // More may be due at once: the runner claims again right away after a full batch.
         if (fired.length < Math.min(limit, BATCH)) await armForNext();
         for (const row of fired) {
-          if (row.status === 'failed') platform.logger.info({ scheduleId: row.id, error: row.error }, 'schedule failed: the call could not be placed');
+          if (row.status === 'failed') logger.info({ scheduleId: row.id, error: row.error }, 'schedule failed: the call could not be placed');
         }
         return fired;
       },

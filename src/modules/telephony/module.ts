@@ -10,5 +10,5 @@ import { createTelephonyService } from './service.ts';
 export function createTelephonyModule(platform: Platform, deps: { calls: CallsModule }) {
   const { webhooks } = platform.providers.telephony;
   const running = webhooks ? { webhooks, service: createTelephonyService(platform, deps.calls, webhooks) } : null;
-  return { routes: telephonyRoutes(platform, running), service: running?.service };
+  return { routes: telephonyRoutes({ carriers: platform.providers.carrierWebhooks, running, logger: platform.logger }), service: running?.service };
 }

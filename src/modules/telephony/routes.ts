@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { assertAcceptableBody } from '../../platform/http/input-guard.ts';
 import { mediaBody } from '../../platform/http/schemas.ts';
 import { AppError } from '../../platform/errors.ts';
-import type { Platform } from '../../platform/platform.ts';
 import type { CarrierRequest, CarrierWebhookDescription, CarrierWebhooks } from '../../ports/telephony.ts';
 import type { TelephonyService } from './service.ts';
 
@@ -20,9 +19,18 @@ const carrierAccess = { access: { auth: 'public', limit: 'none' } } as const;
 const CallQuery = Type.Object({ call_id: Type.Optional(Type.String({ maxLength: 64, description: 'Our call id, on the callbacks of outbound calls' })) }, { additionalProperties: false });
 
 type App = Parameters<FastifyPluginAsyncTypebox>[0];
+type Running = { webhooks: CarrierWebhooks; service: TelephonyService };
 
-/** `running`: the deployment's carrier's webhooks and their service, when it has any. */
-export function telephonyRoutes(platform: Platform, running: { webhooks: CarrierWebhooks; service: TelephonyService } | null): FastifyPluginAsyncTypebox {
+export interface TelephonyRouteDeps {
+  /** Every registered carrier's webhook description: each gets its routes. */
+  carriers: readonly CarrierWebhookDescription[];
+  /** The deployment's carrier's webhooks and their service, when it has any. */
+  running: Running | null;
+  /** Where a failed media stream is logged. */
+  logger: FastifyBaseLogger;
+}
+
+export function telephonyRoutes({ carriers, running, logger }: TelephonyRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     // Carriers post forms; parsed here only (the rest of the API takes JSON).
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => {
@@ -35,12 +43,12 @@ export function telephonyRoutes(platform: Platform, running: { webhooks: Carrier
       }
       done(null, params);
     });
-    for (const carrier of platform.providers.carrierWebhooks) carrierRoutes(app, platform, carrier, running?.webhooks.description.carrier === carrier.carrier ? running : null);
+    for (const carrier of carriers) carrierRoutes(app, logger, carrier, running?.webhooks.description.carrier === carrier.carrier ? running : null);
   };
 }
 
 /** One carrier's routes; `running`: its webhooks and service when it is this deployment's carrier. */
-function carrierRoutes(app: App, platform: Platform, carrier: CarrierWebhookDescription, running: { webhooks: CarrierWebhooks; service: TelephonyService } | null) {
+function carrierRoutes(app: App, logger: FastifyBaseLogger, carrier: CarrierWebhookDescription, running: Running | null) {
   const base = `/v1/telephony/${carrier.carrier}`;
   const header = carrier.signatureHeader.name.toLowerCase();
   const Form = Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 4096 }), { maxProperties: 200, description: carrier.paramsDescription });
@@ -93,7 +101,7 @@ function carrierRoutes(app: App, platform: Platform, carrier: CarrierWebhookDesc
     (socket) => {
       if (!running) return socket.close(1008, notRunning);
       void running.service.stream(socket).catch((error) => {
-        platform.logger.error({ err: error, carrier: carrier.carrier }, 'carrier media stream failed');
+        logger.error({ err: error, carrier: carrier.carrier }, 'carrier media stream failed');
         socket.close(1011);
       });
     },

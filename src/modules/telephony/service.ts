@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { WebSocket } from 'ws';
-import type { Database } from '../../platform/db/schema.ts';
 import { newId } from '../../platform/ids.ts';
 import { toE164 } from '../../platform/phone.ts';
 import type { Platform } from '../../platform/platform.ts';
 import { sha256Hex } from '../../platform/secrets.ts';
 import type { CarrierCallStatus, CarrierRequest, CarrierWebhooks } from '../../ports/telephony.ts';
 import type { CallsModule } from '../calls/module.ts';
-import type { CallRow } from '../calls/repo.ts';
-import type { CallStatus, EndReason } from '../calls/tables.ts';
+import type { CallRow, CallStatus, EndReason } from '../calls/tables.ts';
 import { findAssignedNumber } from '../phone-numbers/repo.ts';
 
 // What a carrier's verified requests do to calls, through the port's webhooks (the adapter speaks
@@ -28,15 +26,6 @@ const UNANSWERED: Partial<Record<CarrierCallStatus, { status: CallStatus; endRea
   completed: { status: 'canceled', endReason: 'customer_hangup' },
 };
 
-/** The carrier's call by our id, else by the carrier's. */
-async function findCarrierCall(db: Database, provider: string, callId: string | undefined, carrierCallId: string | undefined): Promise<CallRow | undefined> {
-  let query = db.selectFrom('calls').selectAll().where('provider', '=', provider);
-  if (callId) query = query.where('id', '=', callId);
-  else if (carrierCallId) query = query.where('provider_call_id', '=', carrierCallId);
-  else return undefined;
-  return query.executeTakeFirst();
-}
-
 export function createTelephonyService(platform: Platform, calls: CallsModule, webhooks: CarrierWebhooks) {
   const { db, config } = platform;
   const { journal, runner } = calls;
@@ -49,7 +38,8 @@ export function createTelephonyService(platform: Platform, calls: CallsModule, w
     return webhooks.connect(callId, token);
   }
 
-  const callOf = (callId: string | undefined, carrierCallId: string | undefined) => findCarrierCall(db, provider, callId, carrierCallId);
+  /** The carrier's call by our id, else by the carrier's (the calls module reads it). */
+  const callOf = (callId: string | undefined, carrierCallId: string | undefined) => calls.reads.carrierCall(provider, { callId, carrierCallId });
 
   /** A caller dialed one of our numbers: a new inbound call, ringing, leased by this process until its stream connects. */
   async function inbound(carrierCallId: string, from: string, to: string): Promise<string> {

@@ -27,7 +27,5 @@ export function createVoiceModule(platform: Platform, deps: { calls: CallsModule
   });
   const worker = { runDueOnce: () => service.endExpired(), start: () => void runner.start(), stop: runner.stop };
   const jobs: Job[] = [{ name: 'voice-session-expiry', start: worker.start, stop: worker.stop }];
-  return { routes: voiceRoutes(platform, service), service, worker, jobs };
+  return { routes: voiceRoutes(service, platform.logger), service, worker, jobs };
 }
-
-export type VoiceModule = ReturnType<typeof createVoiceModule>;

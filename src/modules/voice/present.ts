@@ -1,7 +1,9 @@
 import { Type } from 'typebox';
 import { Nullable, Timestamp } from '../../platform/http/schemas.ts';
 import { microsToUsd } from '../../platform/money.ts';
-import type { Platform } from '../../platform/platform.ts';
+import type { Executor } from '../../platform/db/schema.ts';
+import type { RealtimeMediaProvider } from '../../ports/realtime-media.ts';
+import type { CallFigures } from '../calls/figures.ts';
 import type { VoiceSessionRow } from './service.ts';
 import { SESSION_END_REASONS, SESSION_STATUSES } from './tables.ts';
 
@@ -31,16 +33,24 @@ export const VoiceSessionCreated = Type.Object(
   { title: 'VoiceSessionCreated' },
 );
 
-export function createSessionPresenter(platform: Platform, service: { mediaUrl: string }) {
-  const { db } = platform;
-  const realtime = platform.providers.realtime;
+export interface SessionPresenterDeps {
+  db: Executor;
+  /** The calls module's figures: a session's connected time and cost are its call's. */
+  callFigures: Pick<CallFigures, 'durationAndCost'>;
+  /** LiveKit, when configured: a LiveKit session's url is its server's. */
+  realtime?: RealtimeMediaProvider;
+  /** The built-in media WebSocket's url. */
+  mediaUrl: string;
+}
+
+export function createSessionPresenter({ db, callFigures: figures, realtime, mediaUrl }: SessionPresenterDeps) {
 
   type CallFigures = { duration_ms: number | null; cost_micros: number | string | null };
 
   /** The connected time and cost of each session's call, read in one query for a page of sessions. */
   async function callFigures(rows: VoiceSessionRow[]): Promise<Map<string, CallFigures>> {
     if (rows.length === 0) return new Map();
-    const calls = await db.selectFrom('calls').select(['id', 'duration_ms', 'cost_micros']).where('id', 'in', rows.map((r) => r.call_id)).execute();
+    const calls = await figures.durationAndCost(db, rows.map((r) => r.call_id));
     return new Map(calls.map((c) => [c.id, c]));
   }
 
@@ -52,7 +62,7 @@ export function createSessionPresenter(platform: Platform, service: { mediaUrl: 
       agent_id: row.agent_id,
       external_user_id: row.external_user_id,
       call_id: row.call_id,
-      url: row.transport === 'livekit' && realtime ? realtime.url : service.mediaUrl,
+      url: row.transport === 'livekit' && realtime ? realtime.url : mediaUrl,
       transport: row.transport as 'builtin' | 'livekit',
       status: row.status,
       end_reason: row.end_reason,

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger } from 'fastify';
 import { Type } from 'typebox';
 import type { WorkspaceContext } from '../../platform/auth/access.ts';
 import { workspaceOf } from '../../platform/auth/authenticate.ts';
 import { unauthorized } from '../../platform/errors.ts';
 import { IdParams, ListOf, Nullable } from '../../platform/http/schemas.ts';
-import type { Platform } from '../../platform/platform.ts';
 import { TranscriptItem } from '../calls/schemas.ts';
 import { VoiceSession, VoiceSessionCreated } from './present.ts';
 import type { VoiceService, VoiceSessionRow } from './service.ts';
@@ -51,8 +51,8 @@ const Health = Type.Object(
   { title: 'MediaHealth' },
 );
 
-export function voiceRoutes(platform: Platform, service: VoiceService): FastifyPluginAsyncTypebox {
-  const realtime = platform.providers.realtime;
+/** `logger`: where a media session that fails to start is logged. */
+export function voiceRoutes(service: VoiceService, logger: FastifyBaseLogger): FastifyPluginAsyncTypebox {
   const { present } = service;
 
   return async (app) => {
@@ -108,13 +108,7 @@ export function voiceRoutes(platform: Platform, service: VoiceService): FastifyP
     app.get(
       '/v1/media/health',
       { schema: { operationId: 'getMediaHealth', summary: 'The real-time media configuration: provider, configured, reachable, latency; and the engines behind calls', tags, response: { 200: Health } }, config: read },
-      async () => {
-        const [engines, live] = await Promise.all([
-          platform.providers.mediaHealth({ timeoutMs: 3000 }),
-          realtime ? realtime.health() : Promise.resolve({ provider: 'builtin' as const, configured: true, reachable: true, latency_ms: 0 }),
-        ]);
-        return { ...live, engines: engines as unknown as Record<string, unknown> };
-      },
+      async () => service.mediaHealth(),
     );
 
     // The built-in media WebSocket: not an HTTP operation (kept out of openapi.json).
@@ -136,7 +130,7 @@ export function voiceRoutes(platform: Platform, service: VoiceService): FastifyP
         const session = tokens.get(request);
         if (!session) return socket.close(1008);
         void service.connect(session, socket, request.raw.socket).catch((error) => {
-          platform.logger.error({ err: error }, 'media session failed to start');
+          logger.error({ err: error }, 'media session failed to start');
           socket.close(1011);
         });
       },

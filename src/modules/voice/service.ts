@@ -52,7 +52,7 @@ export function createVoiceService(deps: VoiceDeps) {
   const { platform, calls, realtime } = deps;
   const { db, clock, config } = platform;
   const mediaUrl = `${config.publicBaseUrl.replace(/^http/, 'ws')}/v1/media/stream`;
-  const sessions = createSessionPresenter(platform, { mediaUrl });
+  const sessions = createSessionPresenter({ db, callFigures: calls.figures, realtime, mediaUrl });
   // The built-in media sockets' agent audio is written off the event loop (its thread starts with the first socket).
   const writer =
     config.mediaLeadMs > 0 ? createMediaWriter({ onError: (error) => platform.logger.error({ err: error }, 'the media writer thread failed; media sockets are written on the event loop') }) : null;
@@ -61,6 +61,13 @@ export function createVoiceService(deps: VoiceDeps) {
     const row = await db.selectFrom('voice_sessions').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound('voice session');
     return row;
+  }
+
+  /** A session's call row (the calls module reads it); it exists as long as its session does. */
+  async function callOfSession(session: VoiceSessionRow) {
+    const call = await calls.reads.row(session.call_id);
+    if (!call) throw new Error(`voice session ${session.id}: its call ${session.call_id} is missing`);
+    return call;
   }
 
   /** The journal's finishing transaction of a web call ends its session and sends voice_session.ended. */
@@ -165,10 +172,10 @@ export function createVoiceService(deps: VoiceDeps) {
     if (!realtime) return;
     const token = await realtime.mintToken({ roomName: session.room_name, identity: `agent-${session.agent_id}`, ttlSeconds: config.mediaTokenTtlSeconds });
     const stream = await realtime.joinAsAgent(token);
-    const call = await db.selectFrom('calls').selectAll().where('id', '=', session.call_id).executeTakeFirstOrThrow();
+    const call = await callOfSession(session);
     await db.updateTable('voice_sessions').set({ connected_at: clock.now() }).where('id', '=', session.id).execute();
     if (!(await calls.journal.ring(call, calls.runner.holder, config.calls.leaseMs))) return stream.close();
-    const ringing = await db.selectFrom('calls').selectAll().where('id', '=', call.id).executeTakeFirstOrThrow();
+    const ringing = await callOfSession(session);
     const leave = async () => {
       stream.close();
       await realtime.deleteRoom(session.room_name).catch(() => undefined);
@@ -193,12 +200,12 @@ export function createVoiceService(deps: VoiceDeps) {
   async function connect(session: VoiceSessionRow, socket: WebSocket, tcp?: Socket): Promise<void> {
     const stream = createMediaSocketStream(socket, writer && tcp ? { writer: { writer, socket: tcp, leadMs: config.mediaLeadMs } } : {});
     const claimed = await db.updateTable('voice_sessions').set({ connected_at: clock.now() }).where('id', '=', session.id).where('connected_at', 'is', null).executeTakeFirst();
-    const call = await db.selectFrom('calls').selectAll().where('id', '=', session.call_id).executeTakeFirst();
+    const call = await calls.reads.row(session.call_id);
     if (Number(claimed.numUpdatedRows) !== 1 || !call || !(await calls.journal.ring(call, calls.runner.holder, config.calls.leaseMs))) {
       stream.end('api_end');
       return;
     }
-    const ringing = await db.selectFrom('calls').selectAll().where('id', '=', call.id).executeTakeFirstOrThrow();
+    const ringing = await callOfSession(session);
     void calls.runner.answer(ringing, {
       stream,
       stt: recogniserOf(platform.providers),
@@ -213,7 +220,7 @@ export function createVoiceService(deps: VoiceDeps) {
   async function end(workspaceId: string, id: string): Promise<VoiceSessionRow> {
     const session = await sessionOf(workspaceId, id);
     if (session.status === 'ended') throw invalidState('The voice session has already ended.');
-    const call = await db.selectFrom('calls').selectAll().where('id', '=', session.call_id).executeTakeFirstOrThrow();
+    const call = await callOfSession(session);
     if (call.status === 'queued') {
       await calls.journal.finish(call, null, { status: 'canceled', endReason: 'api_hangup', durationMs: 0 });
     } else {
@@ -267,11 +274,20 @@ export function createVoiceService(deps: VoiceDeps) {
   /** The session's transcript: its call's. */
   async function transcriptOf(workspaceId: string, id: string) {
     const session = await sessionOf(workspaceId, id);
-    const call = await db.selectFrom('calls').select(['transcript']).where('id', '=', session.call_id).executeTakeFirstOrThrow();
+    const call = await callOfSession(session);
     return { session_id: session.id, call_id: session.call_id, transcript: call.transcript as never };
   }
 
-  return { create, sessionOf, present, list, transcriptOf, sessionForToken, connect, end, endExpired, close, mediaUrl, prepareMedia, mediaWriterStats };
+  /** GET /v1/media/health: the real-time media (LiveKit, else the built-in WebSocket) and the engines behind calls. */
+  async function mediaHealth() {
+    const [engines, live] = await Promise.all([
+      platform.providers.mediaHealth({ timeoutMs: 3000 }),
+      realtime ? realtime.health() : Promise.resolve({ provider: 'builtin' as const, configured: true, reachable: true, latency_ms: 0 }),
+    ]);
+    return { ...live, engines: engines as unknown as Record<string, unknown> };
+  }
+
+  return { create, sessionOf, present, list, transcriptOf, sessionForToken, connect, end, endExpired, close, mediaUrl, prepareMedia, mediaWriterStats, mediaHealth };
 }
 
 export type VoiceService = ReturnType<typeof createVoiceService>;

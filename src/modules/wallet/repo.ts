@@ -1,4 +1,4 @@
-import { type Selectable, sql } from 'kysely';
+import { type Expression, type Selectable, sql } from 'kysely';
 import type { Executor } from '../../platform/db/schema.ts';
 import { newId } from '../../platform/ids.ts';
 import { microsToUsd } from '../../platform/money.ts';
@@ -110,8 +110,11 @@ export function createWalletRepo(deps: WalletRepoDeps = {}) {
       if (options.after) query = query.where('id', '<', options.after);
       return query.orderBy('id', 'desc').limit(options.limit).execute();
     },
-    /** What was spent (calls, voice sessions, numbers) in [from, to): by UTC day, by kind, and by the agent of each call. */
-    async spending(db: Executor, workspaceId: string, range: { from: Date; to: Date }) {
+    /**
+     * What was spent (calls, voice sessions, numbers) in [from, to): by UTC day, by kind, and by the
+     * agent of each call (the calls module joins the call charges to their calls: `spendByAgent`).
+     */
+    async spending(db: Executor, workspaceId: string, range: { from: Date; to: Date }, spendByAgent: SpendByAgent) {
       const spent = db
         .selectFrom('wallet_transactions')
         .where('wallet_transactions.workspace_id', '=', workspaceId)
@@ -122,11 +125,7 @@ export function createWalletRepo(deps: WalletRepoDeps = {}) {
       const [byDay, byKind, byAgent] = await Promise.all([
         spent.select([sql<string>`to_char(wallet_transactions.created_at at time zone 'UTC', 'YYYY-MM-DD')`.as('day'), sql<number>`-sum(wallet_transactions.amount_micros)`.as('micros')]).groupBy(sql`1`).execute(),
         spent.select(['wallet_transactions.type', sql<number>`-sum(wallet_transactions.amount_micros)`.as('micros'), sql<number>`count(*)`.as('count')]).groupBy('wallet_transactions.type').execute(),
-        spent
-          .innerJoin('calls', 'calls.id', 'wallet_transactions.reference_id')
-          .select(['calls.agent_id', sql<number>`-sum(wallet_transactions.amount_micros)`.as('micros'), sql<number>`count(*)`.as('calls'), sql<number>`sum(calls.billed_seconds)`.as('seconds')])
-          .groupBy('calls.agent_id')
-          .execute(),
+        spendByAgent(db, spent.select(['wallet_transactions.reference_id as call_id', 'wallet_transactions.amount_micros'])),
       ]);
       return { byDay, byKind, byAgent };
     },
@@ -134,3 +133,12 @@ export function createWalletRepo(deps: WalletRepoDeps = {}) {
 }
 
 export type WalletRepo = ReturnType<typeof createWalletRepo>;
+
+/**
+ * The calls module's read of what charges spent per agent of their calls (calls/figures.ts): the
+ * wallet reads no call row itself. `charges`: the ledger's query of call ids and amounts, run as a subquery.
+ */
+export type SpendByAgent = (
+  db: Executor,
+  charges: Expression<{ call_id: string | null; amount_micros: number }>,
+) => Promise<Array<{ agent_id: string; micros: number; calls: number; seconds: number }>>;

@@ -8,7 +8,7 @@ import { invalidField, notFound } from '../../platform/errors.ts';
 import { dateRangeOf, perDayOf } from '../../platform/http/date-range.ts';
 import { microsToUsd, usdToMicros } from '../../platform/money.ts';
 import { pageRequest, toPage } from '../../platform/pagination.ts';
-import { DEFAULT_RECHARGE_USD, type WalletRepo } from './repo.ts';
+import { DEFAULT_RECHARGE_USD, type SpendByAgent, type WalletRepo } from './repo.ts';
 import type { TransactionsQuery, WalletUpdate } from './schemas.ts';
 
 // The wallet as its API shows it: the balance and its settings, the ledger, what was spent, the
@@ -42,9 +42,11 @@ export interface WalletServiceDeps {
   clock: Clock;
   config: Pick<Config, 'pricing'>;
   wallet: WalletRepo;
+  /** The calls module's spend per agent of the call charges (the calls table is its own). */
+  spendByAgent: SpendByAgent;
 }
 
-export function createWalletService({ db, clock, config, wallet }: WalletServiceDeps) {
+export function createWalletService({ db, clock, config, wallet, spendByAgent }: WalletServiceDeps) {
   async function walletOf(workspaceId: string) {
     const row = await wallet.find(db, workspaceId);
     if (!row) throw notFound('wallet');
@@ -76,7 +78,7 @@ export function createWalletService({ db, clock, config, wallet }: WalletService
 
     async usage(ctx: WorkspaceContext, query: { from?: string; to?: string }) {
       const range = dateRangeOf(query, clock.now());
-      const { byDay, byKind, byAgent } = await wallet.spending(db, ctx.workspaceId, range);
+      const { byDay, byKind, byAgent } = await wallet.spending(db, ctx.workspaceId, range, spendByAgent);
       return {
         from: range.from.toISOString(),
         to: range.to.toISOString(),

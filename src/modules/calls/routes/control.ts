@@ -4,7 +4,7 @@ import { IdParams } from '../../../platform/http/schemas.ts';
 import { Call } from '../schemas.ts';
 import { InboundCallBody, OutboundCallBody, TransferBody } from '../schemas-control.ts';
 import type { CallsService } from '../service.ts';
-import type { CallRow } from '../dialer-sql.ts';
+import type { CallRow } from '../tables.ts';
 
 // Routes that change a call: place, hang up, transfer, analyse; and the sandbox's inbound call.
 
