@@ -63,9 +63,9 @@ export function createCallFigures() {
         .execute();
     },
 
-    /** The connected time and cost of these calls (a page of voice sessions' calls, in one query). */
-    durationAndCost(db: Executor, callIds: string[]) {
-      return db.selectFrom('calls').select(['id', 'duration_ms', 'cost_micros']).where('id', 'in', callIds).execute();
+    /** The connected time and cost of these calls of these workspaces (a page of voice sessions' calls, in one query). */
+    durationAndCost(db: Executor, workspaceIds: string[], callIds: string[]) {
+      return db.selectFrom('calls').select(['id', 'duration_ms', 'cost_micros']).where('workspace_id', 'in', workspaceIds).where('id', 'in', callIds).execute();
     },
   };
 }

@@ -50,7 +50,7 @@ export function createSessionPresenter({ db, callFigures: figures, realtime, med
   /** The connected time and cost of each session's call, read in one query for a page of sessions. */
   async function callFigures(rows: VoiceSessionRow[]): Promise<Map<string, CallFigures>> {
     if (rows.length === 0) return new Map();
-    const calls = await figures.durationAndCost(db, rows.map((r) => r.call_id));
+    const calls = await figures.durationAndCost(db, [...new Set(rows.map((r) => r.workspace_id))], rows.map((r) => r.call_id));
     return new Map(calls.map((c) => [c.id, c]));
   }
 
