@@ -57,6 +57,18 @@ export async function sessionOf(t: TestApp, page: Page) {
 
 export const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
 
+/** Plays the page's audio element (muted, at 16×) to its end: its duration once it is `ended`. */
+export async function playToEnd(page: Page): Promise<number> {
+  return (await page.evaluate(`new Promise((resolve, reject) => {
+    const audio = document.querySelector('audio');
+    audio.muted = true;
+    audio.addEventListener('ended', () => resolve(audio.duration), { once: true });
+    audio.addEventListener('error', () => reject(new Error('audio error ' + audio.error?.code)), { once: true });
+    audio.playbackRate = 16;
+    audio.play().catch(reject);
+  })`)) as number;
+}
+
 
 /**
  * The page's GETs of `path` (a pathname, or a pattern of one) held until `answer()` (the loading
@@ -93,9 +105,8 @@ export async function openThroughStates(page: Page, link: string, path: string |
   await page.getByRole('alert').filter({ hasText: 'Something broke on our side.' }).getByRole('button', { name: 'Try again' }).click();
 }
 
-/** The page's uncaught errors and console errors (but failed resource loads, which the error states cause on purpose), as they come. */
-export function collectPageErrors(page: Page): string[] {
-  const errors: string[] = [];
+/** The page's uncaught errors and console errors (but failed resource loads, which the error states cause on purpose), as they come, into `errors`. */
+export function collectPageErrors(page: Page, errors: string[] = []): string[] {
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('console', (message) => {
     if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) errors.push(message.text());
