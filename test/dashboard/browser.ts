@@ -3,10 +3,11 @@ import axe from 'axe-core';
 import type { Page } from 'playwright-core';
 import { artifact } from '../../src/modules/widgets/browser-helpers.ts';
 import type { TestApp } from '../support/app.ts';
+import { keyboardProblems } from './keyboard.ts';
 
 // The dashboard browser tests' helpers: each page's checks (axe-core's WCAG 2.1 A/AA rules, colour
 // contrast included, with no serious or critical violation; no horizontal scrolling at 375 px;
-// screenshots at 375 and 1280 px), the signed-in tab's session, a page's heading, a page opened
+// screenshots at 375 and 1280 px; every control reached by the Tab key at 1280 px: keyboard.ts), the signed-in tab's session, a page's heading, a page opened
 // through its loading and error states.
 
 // What sticks out to the right of the page (the layout viewport: without the scrollbar).
@@ -45,6 +46,7 @@ export async function checkPage(page: Page, name: string) {
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.screenshot({ path: artifact(`dashboard-${name}-1280.png`), fullPage: true });
   assert.ok(scrollWidth <= clientWidth && sticking.length === 0, `${name}: ${scrollWidth} px wide at 375 px; sticking out: ${sticking.join(', ')}`);
+  assert.deepEqual(await keyboardProblems(page, name), [], `${name}: keyboard`);
 }
 
 /** The signed-in tab's access token and workspace (to check the UI's work through the API). */
