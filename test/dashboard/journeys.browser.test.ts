@@ -320,6 +320,8 @@ describe('the dashboard in Chromium', async () => {
     const reset = linkIn(/password/i);
     assert.equal(reset.pathname, '/reset-password');
     await page.goto(`${origin}${reset.pathname}${reset.search}`);
+    await page.getByLabel('New password', { exact: true }).waitFor();
+    await checkPage(page, 'reset-password');
     await page.getByLabel('New password', { exact: true }).fill('a brand new secret');
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.getByText(/Your password is changed/).waitFor();
@@ -341,6 +343,7 @@ describe('the dashboard in Chromium', async () => {
     await page.goto(`${origin}${verify.pathname}${verify.search}`);
     await page.getByRole('button', { name: 'Confirm my email' }).click();
     await page.getByText(`${email} is confirmed.`).waitFor();
+    await checkPage(page, 'email-verified');
   });
 
   it('refreshes an expired access token once for every tab: both tabs load, the session lives on', async () => {
@@ -392,7 +395,5 @@ describe('the dashboard in Chromium', async () => {
     assert.equal(await page.evaluate("localStorage.getItem('vap.tokens')"), null);
   });
 
-  it('logged no error in the page', () => {
-    assert.deepEqual(errors, []);
-  });
+  it('logged no error in the page', () => assert.deepEqual(errors, []));
 });
