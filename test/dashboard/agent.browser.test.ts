@@ -12,8 +12,8 @@ import { checkPage, heading, collectPageErrors } from './browser.ts';
 // the real platform on 127.0.0.1. One signed-in tab walks them in order: every agent field edited
 // and read back through the API (a function's JSON Schema error shown, then fixed; the platform's
 // own refusal shown on its field), the voice preview played, a function tested against a local
-// server, a chat, a sandbox call from the panel with its webhook events, a slow live call followed
-// then hung up and another transferred from their page, and 51+ calls paged.
+// server, a chat, a sandbox call from the panel with its extracted field and webhook events, a slow
+// live call followed then hung up and another transferred from their page, and 51+ calls paged.
 
 const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
@@ -239,8 +239,8 @@ describe('the agent editor, its test panel and the calls pages in Chromium', asy
     assert.equal(await log.locator('li').count(), 0);
   });
 
-  it('places a sandbox call from the panel: its transcript appears, its webhook events are listed on its page', async () => {
-    await page.getByLabel('Caller script').fill('Hi, what are your opening hours?\nThanks, goodbye!');
+  it('places a sandbox call from the panel: its transcript appears, its extracted field and webhook events are on its page', async () => {
+    await page.getByLabel('Caller script').fill("Hi, what are your opening hours?\nWe're thinking about the Pro plan\nThanks, goodbye!");
     await page.getByLabel('Variables (JSON)').fill('{"customer": "Ada"');
     await page.locator('.field-error').filter({ hasText: /^Not valid JSON/ }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Place sandbox call' }).isDisabled(), true, 'nothing placed with broken variables');
@@ -273,6 +273,9 @@ describe('the agent editor, its test panel and the calls pages in Chromium', asy
       await events.getByRole('row').filter({ hasText: type }).filter({ hasText: 'succeeded' }).first().waitFor();
       assert.ok((await delivered()).includes(type), `${type} reached the webhook`);
     }
+    // The extraction field the editor added, found in what the caller said.
+    await page.getByRole('region', { name: 'Extracted fields' }).locator('dd').filter({ hasText: /^pro$/ }).waitFor();
+    assert.deepEqual((await api('GET', `/v1/calls/${calls[0].id}`)).extracted, { plan: 'pro' });
     assert.equal(await page.getByRole('button', { name: 'Hang up' }).count(), 0, 'an ended call has no controls');
     await checkPage(page, 'call-ended');
   });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { EVENT_TYPE_NAMES, EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES, TENANT_DEFAULT_EVENTS } from '../../src/platform/outbox/catalog.ts';
 import {
   busiestDay,
   currentCursor,
@@ -14,6 +15,7 @@ import {
   usageChart,
 } from '../../web/dashboard/src/pages/billing-logic.ts';
 import { attemptOutcome, durationText } from '../../web/dashboard/src/pages/webhook-attempt.ts';
+import { subscribable } from '../../web/dashboard/src/pages/webhook-events.ts';
 
 // The billing and webhooks pages' logic that runs without a browser: amounts as typed, the wallet
 // settings form ↔ PATCH /v1/wallet, the usage chart's scale and bars, the ledger's pages, and how
@@ -137,5 +139,15 @@ describe('a webhook attempt', () => {
     assert.equal(attemptOutcome({ status_code: null, error: 'timed out after 10000 ms' }), 'no answer');
     assert.equal(durationText(85.4), '85 ms');
     assert.equal(durationText(12_400), '12.4 s');
+  });
+});
+
+describe("the workspace endpoint's events", () => {
+  it("offers what PUT /v1/webhooks accepts, the platform's defaults checked", () => {
+    const types = EVENT_TYPE_NAMES.map((type) => ({ type, tenant_default: EVENT_TYPES[type].tenantDefault }));
+    const { all, defaults } = subscribable(types);
+    assert.deepEqual(all, SUBSCRIBABLE_EVENT_TYPES);
+    assert.deepEqual(defaults, TENANT_DEFAULT_EVENTS);
+    assert.ok(!all.includes('webhook.test' as never), 'webhook.test is always sent, never chosen');
   });
 });

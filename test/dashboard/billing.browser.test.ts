@@ -12,9 +12,10 @@ import { checkPage, heading } from './browser.ts';
 
 // The billing and webhooks pages in Debian's Chromium against the real platform on 127.0.0.1:
 // a sandbox app (top-ups with the test cards, the threshold and auto-recharge, usage by day from a
-// real sandbox call, the ledger's pages, a delivery's attempts) and a Stripe app on the local fake
-// Stripe, whose fake Stripe.js the page loads (STRIPE_JS_URL): pending → card confirmed in the
-// browser → Stripe's signed webhook → balance up. Each action's effect is read back through the API.
+// real sandbox call, the ledger's pages, a delivery's attempts, the endpoint's events) and a Stripe
+// app on the local fake Stripe, whose fake Stripe.js the page loads (STRIPE_JS_URL): pending → card
+// confirmed in the browser → Stripe's signed webhook → balance up. Each action's effect is read
+// back through the API.
 
 const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
@@ -257,6 +258,33 @@ describe('the billing and webhooks pages in Chromium', async () => {
     await checkPage(page, 'webhooks-attempts');
     await toggle.click();
     await attempts.waitFor({ state: 'detached' });
+  });
+
+  it("chooses the endpoint's events: none refused before sending, the choice saved and shown again", async () => {
+    // The endpoint saved through the API above has the platform's default events.
+    const endpoint = page.getByRole('form', { name: 'Workspace endpoint' });
+    const box = (event: string) => endpoint.getByRole('checkbox', { name: event, exact: true });
+    const defaults = (await call('GET', '/v1/webhooks')).events as string[];
+    assert.ok(defaults.length > 0);
+    for (const event of defaults) assert.equal(await box(event).isChecked(), true, `${event} checked as saved`);
+    assert.equal(await box('call.completed').isChecked(), false);
+    for (const event of defaults) await box(event).uncheck();
+    await endpoint.getByRole('button', { name: 'Save endpoint' }).click();
+    await endpoint.getByText('Choose at least one event.').waitFor();
+    assert.deepEqual((await call('GET', '/v1/webhooks')).events, defaults, 'nothing was sent');
+
+    await box('call.completed').check();
+    await box('wallet.low_balance').check();
+    await endpoint.getByRole('button', { name: 'Save endpoint' }).click();
+    await endpoint.getByText('Endpoint saved').waitFor();
+    assert.deepEqual([...(await call('GET', '/v1/webhooks')).events].sort(), ['call.completed', 'wallet.low_balance']);
+    await page.reload();
+    await heading(page, 'Webhooks');
+    await box('call.completed').waitFor();
+    const checked: string[] = [];
+    for (const event of [...defaults, 'call.completed']) if (await box(event).isChecked()) checked.push(event);
+    assert.deepEqual(checked.sort(), ['call.completed', 'wallet.low_balance'], 'shown as saved after a reload');
+    await checkPage(page, 'webhooks-events');
   });
 
   it("in Stripe mode: pending with a client secret, the card confirmed with Stripe.js in the page, Stripe's webhook, balance up", async () => {

@@ -3,10 +3,11 @@ import axe from 'axe-core';
 import type { Page } from 'playwright-core';
 import { artifact } from '../../src/modules/widgets/browser-helpers.ts';
 import type { TestApp } from '../support/app.ts';
+import { keyboardProblems } from './keyboard.ts';
 
 // The dashboard browser tests' helpers: each page's checks (axe-core's WCAG 2.1 A/AA rules, colour
 // contrast included, with no serious or critical violation; no horizontal scrolling at 375 px;
-// screenshots at 375 and 1280 px), the signed-in tab's session, a page's heading, a page opened
+// screenshots at 375 and 1280 px; every control reached by the Tab key at 1280 px: keyboard.ts), the signed-in tab's session, a page's heading, a page opened
 // through its loading and error states.
 
 // What sticks out to the right of the page (the layout viewport: without the scrollbar).
@@ -45,6 +46,7 @@ export async function checkPage(page: Page, name: string) {
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.screenshot({ path: artifact(`dashboard-${name}-1280.png`), fullPage: true });
   assert.ok(scrollWidth <= clientWidth && sticking.length === 0, `${name}: ${scrollWidth} px wide at 375 px; sticking out: ${sticking.join(', ')}`);
+  assert.deepEqual(await keyboardProblems(page, name), [], `${name}: keyboard`);
 }
 
 /** The signed-in tab's access token and workspace (to check the UI's work through the API). */
@@ -56,6 +58,18 @@ export async function sessionOf(t: TestApp, page: Page) {
 }
 
 export const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
+
+/** Plays the page's audio element (muted, at 16×) to its end: its duration once it is `ended`. */
+export async function playToEnd(page: Page): Promise<number> {
+  return (await page.evaluate(`new Promise((resolve, reject) => {
+    const audio = document.querySelector('audio');
+    audio.muted = true;
+    audio.addEventListener('ended', () => resolve(audio.duration), { once: true });
+    audio.addEventListener('error', () => reject(new Error('audio error ' + audio.error?.code)), { once: true });
+    audio.playbackRate = 16;
+    audio.play().catch(reject);
+  })`)) as number;
+}
 
 
 /**
@@ -93,9 +107,8 @@ export async function openThroughStates(page: Page, link: string, path: string |
   await page.getByRole('alert').filter({ hasText: 'Something broke on our side.' }).getByRole('button', { name: 'Try again' }).click();
 }
 
-/** The page's uncaught errors and console errors (but failed resource loads, which the error states cause on purpose), as they come. */
-export function collectPageErrors(page: Page): string[] {
-  const errors: string[] = [];
+/** The page's uncaught errors and console errors (but failed resource loads, which the error states cause on purpose), as they come, into `errors`. */
+export function collectPageErrors(page: Page, errors: string[] = []): string[] {
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('console', (message) => {
     if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) errors.push(message.text());

@@ -5,18 +5,20 @@ import { after, describe, it } from 'node:test';
 import { decodeJwt, SignJWT } from 'jose';
 import type { Page } from 'playwright-core';
 import { artifact, launchChromium } from '../../src/modules/widgets/browser-helpers.ts';
+import { clock } from '../../web/dashboard/src/ui/format.ts';
 import { buildTestApp } from '../support/app.ts';
 import { uniqueEmail } from '../support/fixtures.ts';
 import { sentMails } from '../support/mail.ts';
 import { freePort } from '../support/ports.ts';
-import { heading, checkPage, sessionOf, collectPageErrors } from './browser.ts';
+import { heading, checkPage, sessionOf, collectPageErrors, playToEnd } from './browser.ts';
 
 // The dashboard in Debian's Chromium against the real platform on 127.0.0.1: one app, one
 // browser, one page walking the journeys in order (each step builds on the last, as a user
 // would): sign up, log out and in by keyboard, create and edit an agent (its webhook secret
-// shown once), a sandbox call on the calls page with its transcript and a recording played to
-// the end, an API key shown once then revoked, a failed webhook replayed, a sandbox top-up; every
-// page without horizontal scrolling at 375 px. Screenshots go to test-artifacts/.
+// shown once), a sandbox call placed from its test panel, found on the calls page, with its
+// transcript and a recording played to the end, an API key shown once then revoked, a failed
+// webhook replayed, a sandbox top-up; every page without horizontal scrolling at 375 px.
+// Screenshots go to test-artifacts/.
 
 const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
@@ -140,12 +142,20 @@ describe('the dashboard in Chromium', async () => {
     await heading(page, 'Front desk (main)');
   });
 
-  it('shows a sandbox call on the calls page, then its transcript, latency and a recording that plays to the end', async () => {
+  it('places a sandbox call from the test panel, finds it on the calls page, then its transcript, latency and a recording that plays to the end', async () => {
     const { token, workspaceId } = await session(page);
     const agentId = agentUrl.split('/').at(-1);
-    const placed = await t.request({ method: 'POST', url: '/v1/calls/outbound', token, workspaceId, payload: { agent_id: agentId, to: '+15550100200', simulation: { caller_script: ['Hi, what are your opening hours?', 'Thanks, goodbye!'] } } });
-    assert.equal(placed.statusCode, 201, placed.body);
-    const callId = placed.json().id as string;
+    assert.equal(new URL(page.url()).pathname, `/agents/${agentId}`);
+    await page.getByLabel('Number to call').fill('+15550100200');
+    await page.getByLabel('Caller script').fill('Hi, what are your opening hours?\nThanks, goodbye!');
+    await page.getByRole('button', { name: 'Place sandbox call' }).click();
+    const panel = page.getByRole('region', { name: 'Sandbox call' });
+    // Followed in the panel as it goes.
+    await panel.getByRole('cell', { name: 'Hi, what are your opening hours?' }).waitFor({ timeout: 60_000 });
+    const callId = String(await panel.getByRole('link', { name: 'Open the call' }).getAttribute('href')).split('/').at(-1) as string;
+    const placed = await t.request({ method: 'GET', url: `/v1/calls/${callId}`, token, workspaceId });
+    assert.equal(placed.statusCode, 200, placed.body);
+    assert.deepEqual([placed.json().agent_id, placed.json().to], [agentId, '+15550100200']);
 
     await page.getByRole('link', { name: 'Calls' }).click();
     await heading(page, 'Calls');
@@ -171,16 +181,14 @@ describe('the dashboard in Chromium', async () => {
     await page.getByRole('cell', { name: 'Hi, what are your opening hours?' }).waitFor();
     await page.getByRole('cell', { name: 'Hello, Acme here. How can I help?' }).waitFor();
     assert.ok((await page.getByRole('cell', { name: /^\d+ ms$/ }).count()) >= 1, 'per-turn latency');
+    // Each turn's time from the call's start, as the API has it.
+    const turns = (await t.request({ method: 'GET', url: `/v1/calls/${callId}`, token, workspaceId })).json().transcript as Array<{ text: string; start_ms: number }>;
+    const asked = turns.find((turn) => turn.text === 'Hi, what are your opening hours?');
+    assert.ok(asked && asked.start_ms > 0, 'the caller spoke after the start');
+    await page.getByRole('row').filter({ hasText: 'Hi, what are your opening hours?' }).getByRole('cell', { name: clock(asked.start_ms), exact: true }).waitFor();
     assert.match(String(await page.locator('[data-field="Status"]').textContent()), /completed/);
     assert.match(String(await page.locator('[data-field="Cost"]').textContent()), /^\$\d/);
-    const ended = (await page.evaluate(`new Promise((resolve, reject) => {
-      const audio = document.querySelector('audio');
-      audio.muted = true;
-      audio.addEventListener('ended', () => resolve(audio.duration), { once: true });
-      audio.addEventListener('error', () => reject(new Error('audio error ' + audio.error?.code)), { once: true });
-      audio.playbackRate = 16;
-      audio.play().catch(reject);
-    })`)) as number;
+    const ended = await playToEnd(page);
     assert.ok(ended > 1, `the recording lasts ${ended} s`);
     await checkPage(page, 'call');
   });
@@ -312,6 +320,8 @@ describe('the dashboard in Chromium', async () => {
     const reset = linkIn(/password/i);
     assert.equal(reset.pathname, '/reset-password');
     await page.goto(`${origin}${reset.pathname}${reset.search}`);
+    await page.getByLabel('New password', { exact: true }).waitFor();
+    await checkPage(page, 'reset-password');
     await page.getByLabel('New password', { exact: true }).fill('a brand new secret');
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.getByText(/Your password is changed/).waitFor();
@@ -333,6 +343,7 @@ describe('the dashboard in Chromium', async () => {
     await page.goto(`${origin}${verify.pathname}${verify.search}`);
     await page.getByRole('button', { name: 'Confirm my email' }).click();
     await page.getByText(`${email} is confirmed.`).waitFor();
+    await checkPage(page, 'email-verified');
   });
 
   it('refreshes an expired access token once for every tab: both tabs load, the session lives on', async () => {
@@ -384,7 +395,5 @@ describe('the dashboard in Chromium', async () => {
     assert.equal(await page.evaluate("localStorage.getItem('vap.tokens')"), null);
   });
 
-  it('logged no error in the page', () => {
-    assert.deepEqual(errors, []);
-  });
+  it('logged no error in the page', () => assert.deepEqual(errors, []));
 });

@@ -6,15 +6,15 @@ import { buildTestApp } from '../support/app.ts';
 import { uniqueEmail } from '../support/fixtures.ts';
 import { sentMails } from '../support/mail.ts';
 import { freePort } from '../support/ports.ts';
-import { checkPage, heading, sessionOf } from './browser.ts';
+import { checkPage, collectPageErrors, heading, sessionOf } from './browser.ts';
 
 // The people pages in Debian's Chromium against the real platform on 127.0.0.1: the owner's
 // profile (name, password, email confirmation from a new mail, a new address), members and
 // invitations (one invited by keyboard, one revoked), the mailed link refused to another address,
 // the invitee signing up from it in a second browser and joining, a role change and the last owner
-// kept, the audit log of those actions (its error state, filters, paging; a member's view), a
-// member removed, and the analytics of a sandbox call. Each action is checked through the API.
-// Steps build on each other, as a user's would.
+// kept, the audit log of those actions (its loading and error states, filters, paging; a member's
+// view), a member removed, and the analytics of a sandbox call. Each action is checked through the
+// API. Steps build on each other, as a user's would.
 
 const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
@@ -39,14 +39,6 @@ function mailedLink(to: string, purpose: string): URL {
   return new URL(link);
 }
 
-function watchErrors(page: Page, errors: string[]) {
-  page.setDefaultTimeout(15_000);
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) errors.push(message.text());
-  });
-}
-
 /** Polls `check` (not with waitForFunction: its string polling is refused by the dashboard's CSP). */
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
@@ -61,8 +53,8 @@ const dialogIn = (page: Page, name: string | RegExp) => page.getByRole('dialog',
 describe('the people pages in Chromium', async () => {
   const browser = await launchChromium();
   const page = await browser.newPage();
-  const errors: string[] = [];
-  watchErrors(page, errors);
+  page.setDefaultTimeout(15_000);
+  const errors = collectPageErrors(page);
   const api = async () => sessionOf(t, page);
   let ownerId = '';
   let inviteeId = '';
@@ -190,7 +182,8 @@ describe('the people pages in Chromium', async () => {
 
     const other = await launchChromium();
     const invitee = await other.newPage();
-    watchErrors(invitee, errors);
+    invitee.setDefaultTimeout(15_000);
+    collectPageErrors(invitee, errors);
     await invitee.goto(`${origin}${link.pathname}`);
     await heading(invitee, 'Log in');
     await invitee.getByRole('link', { name: 'Create an account' }).click();
@@ -265,12 +258,20 @@ describe('the people pages in Chromium', async () => {
   });
 
   it('shows those actions in the audit log, filters by who and by date, and pages', async () => {
-    // A refusal shows the error state; Try again loads the entries.
-    await browser.route('**/v1/audit-log?*', (route) =>
-      route.fulfill({ status: 403, contentType: 'application/problem+json', body: JSON.stringify({ code: 'insufficient_scope', status: 403, detail: 'This key may only read.' }) }),
-    );
+    // The entries held: the loading state; then a refusal: the error state; Try again loads them.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await browser.route('**/v1/audit-log?*', async (route) => {
+      await held;
+      await route.fulfill({ status: 403, contentType: 'application/problem+json', body: JSON.stringify({ code: 'insufficient_scope', status: 403, detail: 'This key may only read.' }) });
+    });
     await page.getByRole('link', { name: 'Audit log' }).click();
     await heading(page, 'Audit log');
+    await page.locator('.state-loading').first().waitFor();
+    await checkPage(page, 'audit-log-loading');
+    release();
     await page.getByRole('alert').getByText('This key may only read.').waitFor();
     await checkPage(page, 'audit-log-error');
     await browser.unrouteAll();
@@ -293,6 +294,7 @@ describe('the people pages in Chromium', async () => {
     const day = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
     await page.getByLabel('From', { exact: true }).fill(day(tomorrow));
     await page.getByText('No entries match.').waitFor();
+    await checkPage(page, 'audit-log-empty');
     await page.getByLabel('To', { exact: true }).fill(day(new Date()));
     await page.getByText('The "To" date is before the "From" date.').waitFor();
     await page.getByLabel('From', { exact: true }).fill('');

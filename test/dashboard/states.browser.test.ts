@@ -9,11 +9,11 @@ import { checkPage, failing, heading, openThroughStates, sessionOf, collectPageE
 
 // The states the journeys do not reach, in Debian's Chromium against the real platform on
 // 127.0.0.1: the account pages (empty, refused, without their mailed link), the workspace loading
-// and failing, each list page loading, failing (retried) and empty, the detail pages of unknown
-// ids, an unknown address, a page whose code no longer loads; the calls list filtered by status
-// and dates and exported with them; an API key's last use; the agents list and the workspace
-// switcher by keyboard; a button keeping the keyboard focus while its request runs. Every state is
-// checked (axe-core, 375 px, screenshots under test-artifacts/).
+// and failing, each list page loading, failing (retried) and empty, each detail page loading and
+// of an unknown id, an unknown address, a page whose code no longer loads; the calls list filtered
+// by status, direction, agent and dates and exported with them; an API key's last use; the agents
+// list and the workspace switcher by keyboard; a button keeping the keyboard focus while its
+// request runs. Every state is checked (axe-core, 375 px, screenshots under test-artifacts/).
 
 const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
@@ -143,16 +143,26 @@ describe('every page state in Chromium', async () => {
     });
   }
 
-  it('shows an unknown call, campaign, widget and knowledge base as errors, and an unknown address', async () => {
-    for (const [path, name] of [
-      ['/calls/call_00000000000000000000000000', 'call-error'],
-      ['/campaigns/cmp_00000000000000000000000000', 'campaign-error'],
-      ['/widgets/wgt_00000000000000000000000000', 'widget-error'],
-      ['/knowledge-bases/kb_00000000000000000000000000', 'knowledge-base-error'],
+  it('shows each detail page loading, then an unknown agent, call, campaign, widget and knowledge base as errors, and an unknown address', async () => {
+    for (const [path, read, name] of [
+      ['/agents/agent_00000000000000000000000000', '/v1/agents/agent_00000000000000000000000000', 'agent-editor'],
+      ['/calls/call_00000000000000000000000000', '/v1/calls/call_00000000000000000000000000', 'call'],
+      ['/campaigns/cmp_00000000000000000000000000', '/v1/campaigns/cmp_00000000000000000000000000', 'campaign'],
+      ['/widgets/wgt_00000000000000000000000000', '/v1/widgets/wgt_00000000000000000000000000', 'widget'],
+      ['/knowledge-bases/kb_00000000000000000000000000', '/v1/knowledge-base/kb_00000000000000000000000000', 'knowledge-base'],
     ]) {
+      // Its read held: the loading state; answered 500: the error state; retried: the platform's 404.
+      const broken = await failing(page, read);
       await page.goto(`${origin}${path}`);
-      await page.getByRole('alert').filter({ hasText: 'Could not load this.' }).waitFor();
-      await checkPage(page, name);
+      await page.locator('.state-loading').first().waitFor();
+      await checkPage(page, `${name}-loading`);
+      broken.answer();
+      const failed = page.getByRole('alert').filter({ hasText: 'Could not load this.' });
+      await failed.filter({ hasText: 'Something broke on our side.' }).waitFor();
+      await broken.restore();
+      await failed.getByRole('button', { name: 'Try again' }).click();
+      await failed.filter({ hasNotText: 'Something broke on our side.' }).waitFor();
+      await checkPage(page, `${name}-error`);
     }
     await page.goto(`${origin}/nowhere`);
     await page.getByText('There is no page here.').waitFor();
@@ -163,7 +173,9 @@ describe('every page state in Chromium', async () => {
     await checkPage(page, 'not-found');
   });
 
-  it('filters the calls by status and by dates, and exports what the filters hold', async () => {
+  it('filters the calls by status, direction, agent and dates, and exports what the filters hold', async () => {
+    const other = await api('POST', '/v1/agents', { name: 'Day line' });
+    assert.equal(other.statusCode, 201, other.body);
     const placed = await api('POST', '/v1/calls/outbound', { agent_id: agentId, to: '+15550100300', simulation: { caller_script: ['Hello?'] } });
     assert.equal(placed.statusCode, 201, placed.body);
     const call = placed.json() as { id: string; status: string; created_at: string };
@@ -179,12 +191,22 @@ describe('every page state in Chromium', async () => {
       return fs.readFileSync(String(await (await download).path()), 'utf8');
     };
 
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Calls', exact: true }).click();
+    // Opened afresh: the agents' list (cached by the pages before) has the new agent.
+    await page.goto(`${origin}/calls`);
     await heading(page, 'Calls');
     await row.waitFor();
     await page.getByLabel('Status').selectOption(call.status === 'failed' ? 'completed' : 'failed');
     await none.waitFor();
     await page.getByLabel('Status').selectOption('');
+    await row.waitFor();
+    await page.getByLabel('Direction').selectOption('inbound');
+    await none.waitFor();
+    await page.getByLabel('Direction').selectOption('outbound');
+    await row.waitFor();
+    await page.getByLabel('Agent').selectOption({ label: 'Day line' });
+    await none.waitFor();
+    assert.ok(!(await exported()).includes(call.id), "another agent's calls: not exported");
+    await page.getByLabel('Agent').selectOption({ label: 'Night line' });
     await row.waitFor();
 
     await page.getByLabel('From').fill(tomorrow);

@@ -1,71 +1,19 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, type TenantWebhook, type WebhookDelivery } from '@voice-agent-platform/sdk';
+import type { WebhookDelivery } from '@voice-agent-platform/sdk';
 import { useState } from 'react';
 import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { describeError } from '../api/errors.ts';
 import { useKey, useWorkspace } from '../api/workspace.tsx';
-import { Button, Field, Form, FormError } from '../ui/form.tsx';
+import { Button, FormError } from '../ui/form.tsx';
 import { dateTime } from '../ui/format.ts';
-import { SecretOnce } from '../ui/secret.tsx';
 import { PageTitle } from '../ui/shell.tsx';
 import { Empty, QueryView } from '../ui/states.tsx';
 import { DeliveryAttempts } from './webhook-attempts.tsx';
+import { Endpoint } from './webhook-endpoint.tsx';
 
-// Settings > Webhooks: the workspace's own endpoint (its URL, a secret shown once on save or
-// rotation, a test event), every delivery (each one's attempts shown on request), and the Failed
-// tab where dead deliveries are replayed one by one or all at once.
-
-function Endpoint() {
-  const { api } = useWorkspace();
-  const queryClient = useQueryClient();
-  const key = useKey('tenant-webhook');
-  const current = useQuery({
-    queryKey: key,
-    // No endpoint yet is a 404: the empty state, not an error.
-    queryFn: () => api.webhooks.retrieve().catch((error: unknown) => (error instanceof ApiError && error.status === 404 ? null : Promise.reject(error))),
-  });
-  const [url, setUrl] = useState<string>();
-  const [secret, setSecret] = useState<string>();
-  const done = (answer: { webhook_secret: string }) => {
-    setSecret(answer.webhook_secret);
-    void queryClient.invalidateQueries({ queryKey: key });
-  };
-  const save = useMutation({ mutationFn: (webhook_url: string) => api.webhooks.put({ webhook_url, ...(current.data ? { events: current.data.events as never } : {}) }), onSuccess: done });
-  const rotate = useMutation({ mutationFn: () => api.webhooks.rotateSecret({}), onSuccess: done });
-  const test = useMutation({ mutationFn: () => api.webhooks.test({}), onSuccess: () => void queryClient.invalidateQueries() });
-  const failure = [save, rotate, test].map((m) => m.error).find(Boolean);
-  const described = failure ? describeError(failure) : undefined;
-  return (
-    <section className="panel" aria-labelledby="endpoint-heading">
-      <h2 id="endpoint-heading">Workspace endpoint</h2>
-      {secret ? <SecretOnce title="Webhook signing secret" value={secret} onDismiss={() => setSecret(undefined)} /> : null}
-      <QueryView query={current}>
-        {(webhook: TenantWebhook | null) => (
-          <Form label="Workspace endpoint" className="form inline" onSubmit={() => save.mutate(url ?? webhook?.webhook_url ?? '')}>
-            <Field label="Endpoint URL" name="webhook_url" type="url" value={url ?? webhook?.webhook_url ?? ''} onChange={setUrl} required error={described?.fields.webhook_url} description={webhook ? `Events: ${webhook.events.join(', ')}` : 'No endpoint yet: workspace events are not sent.'} />
-            <Button type="submit" isPending={save.isPending}>
-              Save endpoint
-            </Button>
-            {webhook ? (
-              <>
-                <Button variant="secondary" onPress={() => rotate.mutate()} isPending={rotate.isPending}>
-                  Rotate secret
-                </Button>
-                <Button variant="secondary" onPress={() => test.mutate()} isPending={test.isPending}>
-                  Send test event
-                </Button>
-              </>
-            ) : null}
-            <span role="status" className="hint">
-              {test.isSuccess ? 'Test event queued' : ''}
-            </span>
-          </Form>
-        )}
-      </QueryView>
-      <FormError message={described && !described.fields.webhook_url ? described.message : undefined} />
-    </section>
-  );
-}
+// Settings > Webhooks: the workspace's own endpoint (webhook-endpoint.tsx: its URL and events, a
+// secret shown once on save or rotation, a test event), every delivery (each one's attempts shown
+// on request), and the Failed tab where dead deliveries are replayed one by one or all at once.
 
 /** A delivery's row, and under it, once opened, its attempts. */
 function DeliveryRow({ delivery: d, replay }: { delivery: WebhookDelivery; replay?: (id: string) => void }) {
