@@ -341,9 +341,14 @@ describe('webhook delivery', async () => {
     await t.platform.db.transaction().execute(async (tx) => {
       for (let i = 0; i < 120; i++) ids.add((await t.platform.events.emit(tx, { workspaceId: owner.workspaceId, type: 'call.started', agent, data: { i } })).eventId);
     });
-    const one = workerFor(t, { holder: 'worker-one' });
-    const two = workerFor(t, { holder: 'worker-two' });
+    // A generous timeout: 120 POSTs queued on a busy machine may wait seconds for a connection, and
+    // a timed-out attempt is retried later (rightly), which is not what this test is about.
+    const patient = { ...t.platform.config.webhooks, timeoutMs: 120_000 };
+    const one = workerFor(t, { holder: 'worker-one', webhooks: patient });
+    const two = workerFor(t, { holder: 'worker-two', webhooks: patient });
     await Promise.all([drain(one), drain(two)]);
+    const failures = await t.platform.db.selectFrom('webhook_attempts').select(['error', 'status_code']).where('workspace_id', '=', owner.workspaceId).where('error', 'is not', null).execute();
+    assert.deepEqual(failures, [], 'no attempt failed');
     assert.equal(hook.received.length, 120);
     assert.deepEqual(new Set(hook.received.map((r) => r.headers['webhook-id'])), ids);
     const attempts = await t.platform.db
