@@ -4,8 +4,9 @@ import { launchChromium } from '../../src/modules/widgets/browser-helpers.ts';
 import { keyboardProblems } from './keyboard.ts';
 
 // The keyboard check itself (keyboard.ts), on static pages in Debian's Chromium: a well-formed
-// page (a composite widget with one tab stop included) passes; a control taken out of the tab
-// order, a keyboard trap, and a focus landing on an invisible element each fail, named.
+// page (a composite widget with one tab stop, a modal's screen-reader-only dismiss button) passes;
+// a control taken out of the tab order, a keyboard trap, and a focus landing on an invisible
+// element each fail, named.
 
 const WELL_FORMED = `<!doctype html><html lang="en"><body>
   <nav aria-label="Main"><a href="#a">First</a> <a href="#b">Second</a></nav>
@@ -18,6 +19,7 @@ const WELL_FORMED = `<!doctype html><html lang="en"><body>
     <label><input type="radio" name="plan" checked> Small</label> <label><input type="radio" name="plan"> Large</label>
     <button type="button" disabled>Disabled</button> <button type="button" hidden>Hidden</button>
     <div aria-hidden="true"><button type="button" tabindex="-1">Decoration</button></div>
+    <span style="position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)"><button aria-label="Dismiss" tabindex="-1" style="width:1px;height:1px"></button></span>
   </main></body></html>`;
 
 describe('the keyboard check', async () => {

@@ -45,7 +45,10 @@ const PREPARE = `((controls, groups) => {
     return box.width > 0 && box.height > 0 && e.checkVisibility({ visibilityProperty: true });
   };
   const enabled = (e) => !e.matches(':disabled, [aria-disabled="true"]') && !e.closest('[aria-hidden="true"], [inert]');
-  const list = [...document.querySelectorAll(controls)].filter((e) => enabled(e) && visible(e));
+  // React Aria's DismissButton: the 1 px button, out of the tab order, that a dismissable modal
+  // holds for screen readers' virtual cursor; not a keyboard barrier, as Escape closes the modal.
+  const dismiss = (e) => e.matches('button[tabindex="-1"]') && e.style.width === '1px' && e.style.height === '1px' && getComputedStyle(e.parentElement).clipPath === 'inset(50%)';
+  const list = [...document.querySelectorAll(controls)].filter((e) => enabled(e) && visible(e) && !dismiss(e));
   // Each control's group: its composite widget ancestor (or itself), or its native radios' name.
   const groupIds = new Map();
   const groupOf = (e) => {
