@@ -170,6 +170,21 @@ export function routesReachingData(base: string): { routeFiles: number; found: s
   return { routeFiles: routeFiles.length, found: found.sort() };
 }
 
+
+/** Runs `check` on a temporary tree holding `files` (path → text), removed afterwards. */
+function withPlantedTree(files: Record<string, string>, check: (dir: string) => void): void {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-planted-'));
+  try {
+    for (const [file, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      fs.writeFileSync(path.join(dir, file), text);
+    }
+    check(dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('table ownership', () => {
   it('no module writes a table another module owns (but the accepted writes and the known ones, each to go)', () => {
     assert.deepEqual(crossWrites(root), [...ACCEPTED, ...KNOWN].sort());
@@ -182,25 +197,20 @@ describe('table ownership', () => {
   });
 
   it('finds a planted query and planted imports of SQL files in route files, and only those', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-routes-'));
-    try {
-      const files: Record<string, string> = {
-        'src/modules/alpha/routes.ts': "import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';\nimport { createAlphaRepo } from './repo.ts';\n",
-        'src/modules/alpha/routes/read.ts': "import { type Row } from '../repo.ts';\nexport const r = (db) => db.selectFrom('alpha_things');\n",
-        'src/modules/alpha/routes/control.ts': "import type { AlphaService } from '../service.ts';\nimport type { AlphaRow } from '../dialer-sql.ts';\nimport type { AlphaThing } from '../tables.ts';\n",
-        'src/modules/alpha/routes/raw.ts': "import { sql } from 'kysely';\nexport const q = (db) => sql<{ n: number }>`select 1 as n`.execute(db);\n",
-        'src/modules/alpha/service.ts': "export const s = (db) => db.selectFrom('alpha_things');\n",
-        'src/modules/beta/public-routes.ts': "import type {\n  AlphaRepo,\n} from '../alpha/repo.ts';\nimport { totals } from './figures.ts';\nimport { present } from '../alpha/service.ts';\n",
-        'src/modules/beta/routes.ts': "import type { BetaService } from './service.ts';\nimport { present } from './present.ts';\n// the repo.ts of alpha is not ours\n",
-        'src/modules/beta/present.ts': "export const present = (row) => ({ id: row.id });\n",
-        'src/modules/beta/figures.ts': "export const totals = (db) => db.selectFrom('beta_things').select('id');\n",
-        'src/modules/beta/service.ts': "import { createBetaRepo } from './repo.ts';\nexport const s = (db) => db.selectFrom('beta_things');\n",
-        'src/modules/beta/reports.ts': "import { createBetaRepo } from './repo.ts';\n",
-      };
-      for (const [file, text] of Object.entries(files)) {
-        fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-        fs.writeFileSync(path.join(dir, file), text);
-      }
+    const files: Record<string, string> = {
+      'src/modules/alpha/routes.ts': "import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';\nimport { createAlphaRepo } from './repo.ts';\n",
+      'src/modules/alpha/routes/read.ts': "import { type Row } from '../repo.ts';\nexport const r = (db) => db.selectFrom('alpha_things');\n",
+      'src/modules/alpha/routes/control.ts': "import type { AlphaService } from '../service.ts';\nimport type { AlphaRow } from '../dialer-sql.ts';\nimport type { AlphaThing } from '../tables.ts';\n",
+      'src/modules/alpha/routes/raw.ts': "import { sql } from 'kysely';\nexport const q = (db) => sql<{ n: number }>`select 1 as n`.execute(db);\n",
+      'src/modules/alpha/service.ts': "export const s = (db) => db.selectFrom('alpha_things');\n",
+      'src/modules/beta/public-routes.ts': "import type {\n  AlphaRepo,\n} from '../alpha/repo.ts';\nimport { totals } from './figures.ts';\nimport { present } from '../alpha/service.ts';\n",
+      'src/modules/beta/routes.ts': "import type { BetaService } from './service.ts';\nimport { present } from './present.ts';\n// the repo.ts of alpha is not ours\n",
+      'src/modules/beta/present.ts': "export const present = (row) => ({ id: row.id });\n",
+      'src/modules/beta/figures.ts': "export const totals = (db) => db.selectFrom('beta_things').select('id');\n",
+      'src/modules/beta/service.ts': "import { createBetaRepo } from './repo.ts';\nexport const s = (db) => db.selectFrom('beta_things');\n",
+      'src/modules/beta/reports.ts': "import { createBetaRepo } from './repo.ts';\n",
+    };
+    withPlantedTree(files, (dir) => {
       assert.deepEqual(routesReachingData(dir), {
         routeFiles: 6,
         found: [
@@ -213,9 +223,7 @@ describe('table ownership', () => {
           'src/modules/beta/public-routes.ts: imports src/modules/beta/figures.ts',
         ],
       });
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('no module but calls reads the calls table (but the listed reads, each with its reason)', () => {
@@ -223,55 +231,41 @@ describe('table ownership', () => {
   });
 
   it('finds planted reads of calls outside the calls module, and only those', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-reads-'));
-    try {
-      const files: Record<string, string> = {
-        'src/modules/calls/figures.ts': "export const f = (db) => db.selectFrom('calls').selectAll();\n",
-        'src/modules/alpha/repo.ts': "export const a = (db) => db.selectFrom( 'calls').select('id');\n",
-        'src/modules/beta/service.ts': "export const b = (db) => db.selectFrom('beta_things').innerJoin('calls', 'calls.id', 'beta_things.call_id');\n",
-        'src/modules/gamma/stats.ts': "export const g = sql`select count(*) from campaign_contacts k left join calls c on c.id = k.call_id`;\n",
-        'src/modules/delta/repo.ts': "// the figures come from calls through the calls module\n/* not from calls here */\nexport const d = (db) => db.selectFrom('calls_archive').selectAll();\n",
-        'src/modules/delta/delta.test.ts': "export const t = (db) => db.selectFrom('calls');\n",
-      };
-      for (const [file, text] of Object.entries(files)) {
-        fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-        fs.writeFileSync(path.join(dir, file), text);
-      }
+    const files: Record<string, string> = {
+      'src/modules/calls/figures.ts': "export const f = (db) => db.selectFrom('calls').selectAll();\n",
+      'src/modules/alpha/repo.ts': "export const a = (db) => db.selectFrom( 'calls').select('id');\n",
+      'src/modules/beta/service.ts': "export const b = (db) => db.selectFrom('beta_things').innerJoin('calls', 'calls.id', 'beta_things.call_id');\n",
+      'src/modules/gamma/stats.ts': "export const g = sql`select count(*) from campaign_contacts k left join calls c on c.id = k.call_id`;\n",
+      'src/modules/delta/repo.ts': "// the figures come from calls through the calls module\n/* not from calls here */\nexport const d = (db) => db.selectFrom('calls_archive').selectAll();\n",
+      'src/modules/delta/delta.test.ts': "export const t = (db) => db.selectFrom('calls');\n",
+    };
+    withPlantedTree(files, (dir) => {
       assert.deepEqual(foreignCallReads(dir), {
         'src/modules/alpha/repo.ts': 'reads calls',
         'src/modules/beta/service.ts': 'reads calls',
         'src/modules/gamma/stats.ts': 'reads calls',
       });
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('finds a planted write, and only that one', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-tables-'));
-    try {
-      const files: Record<string, string> = {
-        'src/modules/alpha/tables.ts': 'export interface AlphaTables {\n  alpha_things: { id: string };\n}\n',
-        'src/modules/alpha/repo.ts': "export const a = (db) => db.insertInto('alpha_things').values({ id: 'x' });\n",
-        'src/modules/beta/tables.ts': 'export interface BetaTables {\n  beta_things: { id: string };\n}\n',
-        'src/modules/beta/service.ts': "export const b = (db) => [db.updateTable('alpha_things').set({}), db.deleteFrom( 'beta_things')];\n",
-        'src/modules/beta/beta.test.ts': "export const t = (db) => db.deleteFrom('alpha_things');\n",
-        'src/modules/beta/raw.ts': "export const r = (db) => db.insertInto('nowhere');\n",
-        'src/modules/beta/raw-sql.ts': "export const q = sql`UPDATE alpha_things SET id = 'y' FOR UPDATE OF beta_things SKIP LOCKED`;\n",
-        'src/platform/audit.ts': "export const p = (db) => [db.insertInto('audit_log'), db.insertInto('users')];\n",
-      };
-      for (const [file, text] of Object.entries(files)) {
-        fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-        fs.writeFileSync(path.join(dir, file), text);
-      }
+    const files: Record<string, string> = {
+      'src/modules/alpha/tables.ts': 'export interface AlphaTables {\n  alpha_things: { id: string };\n}\n',
+      'src/modules/alpha/repo.ts': "export const a = (db) => db.insertInto('alpha_things').values({ id: 'x' });\n",
+      'src/modules/beta/tables.ts': 'export interface BetaTables {\n  beta_things: { id: string };\n}\n',
+      'src/modules/beta/service.ts': "export const b = (db) => [db.updateTable('alpha_things').set({}), db.deleteFrom( 'beta_things')];\n",
+      'src/modules/beta/beta.test.ts': "export const t = (db) => db.deleteFrom('alpha_things');\n",
+      'src/modules/beta/raw.ts': "export const r = (db) => db.insertInto('nowhere');\n",
+      'src/modules/beta/raw-sql.ts': "export const q = sql`UPDATE alpha_things SET id = 'y' FOR UPDATE OF beta_things SKIP LOCKED`;\n",
+      'src/platform/audit.ts': "export const p = (db) => [db.insertInto('audit_log'), db.insertInto('users')];\n",
+    };
+    withPlantedTree(files, (dir) => {
       assert.deepEqual(crossWrites(dir), [
         'src/modules/beta/raw-sql.ts: update alpha_things (owned by alpha)',
         'src/modules/beta/raw.ts: insertInto nowhere (owned by nobody (an undeclared table))',
         'src/modules/beta/service.ts: updateTable alpha_things (owned by alpha)',
         'src/platform/audit.ts: insertInto users (owned by auth)',
       ]);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
