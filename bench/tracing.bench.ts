@@ -1,11 +1,12 @@
-// What tracing costs a request (issue 32): three platform servers, each in its own process
-// (bench/support/tracing-server.ts) — tracing off, tracing on as configured by default (reads
+// What tracing costs a request (issue 32): platform servers, each in its own process
+// (bench/support/tracing-server.ts) — by default tracing off, tracing on as configured (reads
 // sampled at TRACE_READS_RATIO 0.1, every write, call and job traced), and tracing on for every
-// read (TRACE_READS_RATIO=1) — loaded in turn by one load generator (bench/support/http-load.ts,
-// 32 connections) with the same requests, round by round in a rotating order, so that a
-// neighbour's burst falls on all three alike. Each server's CPU time per request is read from the
-// server's own process around each run: on a shared machine the steady figure (rps swings with the
-// neighbours). Spans go over OTLP/HTTP to a local sink in this process, every second.
+// read (TRACE_READS_RATIO=1); BENCH_TRACING_MODES below chooses others and their order — loaded
+// at the same time, each by a load generator of its own (bench/support/http-load.ts, 32
+// connections shared out), with the same requests, so that a neighbour's burst falls on all alike
+// (BENCH_TRACING_SEQUENTIAL=1: in turns, in a rotating order). Each server's CPU time per request is
+// read from the server's own process around each run: on a shared machine the steady figure (rps
+// swings with the neighbours). Spans go over OTLP/HTTP to a local sink in this process, every second.
 // Goal: tracing on (the default configuration) costs ≤ 5 % CPU per request on every request kind.
 //   npm run bench -- tracing      BENCH_TRACING_ROUNDS (5), BENCH_TRACING_ONLY=pglite|postgres
 import { type ChildProcess, fork } from 'node:child_process';
