@@ -34,7 +34,7 @@ interface Run {
   agentFrames: number;
 }
 
-async function converse(script: CallerUtterance[], overrides: Partial<CallAgent> = {}, options: { machine?: boolean; hangUpAfter?: number; failAfter?: number } = {}) {
+async function converse(script: CallerUtterance[], overrides: Partial<CallAgent> = {}, options: { machine?: boolean; verdictFirst?: boolean; hangUpAfter?: number; failAfter?: number } = {}) {
   const clock = createScaledClock(SPEED);
   const { stream, far } = createMediaPair();
   const stt = createPassThroughStt();
@@ -59,6 +59,8 @@ async function converse(script: CallerUtterance[], overrides: Partial<CallAgent>
     stream,
     stt,
     answeredBy: options.machine ? 'machine' : 'human',
+    // Twilio's asynchronous verdict that reached the process before the media did: handed over at once.
+    onAnsweredBy: options.verdictFirst ? (listener) => listener('machine') : undefined,
     transfer: async (to) => {
       transfers.push(to);
       caller.stop();
@@ -158,6 +160,13 @@ describe('call session (sandbox caller, real VAD, built-in engine and voices)', 
     assert.equal(outcome.status, 'voicemail');
     assert.equal(outcome.endReason, 'voicemail');
     assert.equal(outcome.transcript.at(-1)?.text, agent.voicemail.message);
+  });
+
+  it('voicemail: a machine verdict that came before the media (its greeting over) leaves the message at once, no greeting', async () => {
+    const { outcome } = await converse([], {}, { verdictFirst: true });
+    assert.equal(outcome.status, 'voicemail');
+    assert.equal(outcome.endReason, 'voicemail');
+    assert.deepEqual(outcome.transcript.map((e) => `${e.role}: ${e.text}`), [`agent: ${agent.voicemail.message}`]);
   });
 
   it('ends as the caller hangs up (customer_hangup) or the media fails (failed, media_error)', async () => {

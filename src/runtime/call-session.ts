@@ -57,6 +57,7 @@ export function createCallSession(deps: CallSessionDeps) {
     return {
       stages: [turnTaking, recognition.stage, speech],
       start() {
+        if (shell.machineHeard) return shell.leaveVoicemail();
         if (shell.media.answeredBy !== 'machine') return speech.say(engine.greet(agent, deps.variables).text, null);
         // A machine: hang up, or wait for its greeting to end (its utterance), then leave the message.
         if (agent.voicemail.action === 'hangup') shell.leaveVoicemail();

@@ -28,7 +28,7 @@ afterEach(() => fake.reset());
 const sayExactly = ({ instructions }: ResponderContext) => ({ text: /"(.*)"$/.exec(instructions ?? '')?.[1] ?? '' });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function startCall(overrides: Partial<CallAgent> = {}, options: { machine?: boolean; model?: typeof model; engine?: DialogueEngine } = {}) {
+function startCall(overrides: Partial<CallAgent> = {}, options: { machine?: boolean; verdictFirst?: boolean; model?: typeof model; engine?: DialogueEngine } = {}) {
   const clock = createScaledClock(1);
   const { stream, far } = createMediaPair();
   const seen = { clears: 0, agentFrames: 0, transfers: [] as string[], errors: [] as string[], hangups: 0 };
@@ -37,6 +37,8 @@ function startCall(overrides: Partial<CallAgent> = {}, options: { machine?: bool
   const media: CallMedia = {
     stream,
     answeredBy: options.machine ? 'machine' : 'human',
+    // Twilio's asynchronous verdict that came before the media: handed over at once, while the model still opens.
+    onAnsweredBy: options.verdictFirst ? (listener) => listener('machine') : undefined,
     transfer: async (to) => {
       seen.transfers.push(to);
       stream.close();
@@ -214,6 +216,13 @@ describe('a speech-to-speech call (OpenAI Realtime protocol)', () => {
   it('a machine answers: the voicemail message is left, then the call ends as voicemail', async () => {
     fake.reply(sayExactly);
     const c = startCall({ voicemail: { action: 'leave_message', message: 'Please call the bistro back.' } }, { machine: true });
+    const outcome = await c.outcome;
+    assert.deepEqual([outcome.status, c.said('agent')], ['voicemail', ['Please call the bistro back.']]);
+  });
+
+  it('a machine verdict that came while the model opened: the message is left, not the greeting', async () => {
+    fake.reply(sayExactly, sayExactly);
+    const c = startCall({ voicemail: { action: 'leave_message', message: 'Please call the bistro back.' }, silence_timeout_seconds: 1 }, { verdictFirst: true });
     const outcome = await c.outcome;
     assert.deepEqual([outcome.status, c.said('agent')], ['voicemail', ['Please call the bistro back.']]);
   });

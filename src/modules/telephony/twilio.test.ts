@@ -160,6 +160,23 @@ describe('Twilio calls', () => {
     assert.ok(call.updates.some((u) => u.status === 'completed'), 'the platform hung up through the REST API');
   });
 
+  it('outbound: a machine verdict that reaches us before the media stream (answered, verdict, stream) leaves the message at once', async () => {
+    const user = await signUp(t);
+    const message = 'Hi, this is Ada from the bistro. Please call us back.';
+    const agent = await createCallAgent(t, user, { voicemail: { action: 'leave_message', message } });
+    const { number } = await buyNumber(user, agent.id);
+    const to = '+14155550178';
+    fake.setCallee(to, { answer: 'machine', amdDelayMs: 200, verdictBeforeMedia: true });
+    const queued = await placeCall(t, user, { agent_id: agent.id, to, from: number });
+    await t.modules.calls.worker.runDueOnce();
+    const call = await fake.waitForCall(to);
+    await call.streamStarted;
+    const ended = await waitForEnd(t, user, queued.id, 30_000);
+    assert.deepEqual([ended.status, ended.end_reason], ['voicemail', 'voicemail']);
+    assert.deepEqual(ended.transcript.map((e: { role: string; text: string }) => `${e.role}: ${e.text}`), [`agent: ${message}`], 'the message, and no greeting');
+    assert.ok(call.updates.some((u) => u.status === 'completed'), 'the platform hung up through the REST API');
+  });
+
   it('outbound: busy and no-answer come back as the call state', async () => {
     const user = await signUp(t);
     const agent = await createCallAgent(t, user);

@@ -45,8 +45,11 @@ export interface CallStage {
 /** What the assembly plugs into the shell: its stages and the two things only it knows. */
 export interface PipelineParts {
   stages: CallStage[];
-  /** The call is answered (after the listeners): greet, open a model, or wait for a machine's greeting. */
-  start(): void;
+  /**
+   * The call is answered (after the listeners): greet, open a model, or wait for a machine's
+   * greeting; resolves once a voicemail message could be said (a model is open).
+   */
+  start(): void | Promise<void>;
   /** Says a fixed text (the "still there?" prompt, the voicemail message), then `after`. */
   say(text: string, after: After | null): void;
   /** Typed text standing in for speech (the media WebSocket's `{type:"text"}`), trimmed, not empty. */
@@ -82,6 +85,11 @@ export interface CallShell {
    * machine says interrupts or answers it.
    */
   readonly voicemail: 'none' | 'pending' | 'leaving';
+  /**
+   * A machine verdict came after the answer but before the call started (Twilio's asynchronous
+   * detection outrunning a loaded machine): its greeting is over, the message is left at once.
+   */
+  readonly machineHeard: boolean;
   /** A machine answered: wait for its greeting to end before leaving the message. */
   awaitMachineGreeting(): void;
   /** The call's milliseconds since it was answered, of a clock time. */
@@ -105,8 +113,8 @@ export interface CallShell {
   overflow(message: string): void;
 }
 
-/** The transport's listeners: caller frames to the recorder and the stages, typed text, DTMF, a machine, the close. */
-function listen(shell: CallShell, parts: PipelineParts, ending: CallEnding, deps: PipelineDeps & { machine(): void }) {
+/** The transport's listeners: caller frames to the recorder and the stages, typed text, DTMF, the close. */
+function listen(shell: CallShell, parts: PipelineParts, ending: CallEnding, deps: PipelineDeps) {
   const { stream } = shell.media;
   if (shell.codec === 'mulaw' && stream.mulaw) {
     stream.mulaw.onAudio((mulaw) => {
@@ -130,10 +138,6 @@ function listen(shell: CallShell, parts: PipelineParts, ending: CallEnding, deps
     if (ending.ended) return;
     const at = ending.since(shell.clock.now());
     shell.record({ role: 'user', text: digit, start_ms: at, end_ms: at, dtmf: true });
-  });
-  // A verdict after the greeting started (Twilio detects the end of the machine's message).
-  shell.media.onAnsweredBy?.((who) => {
-    if (who === 'machine' && shell.voicemail === 'none') deps.machine();
   });
   stream.onClose((reason) => {
     ending.closedByFarEnd();
@@ -161,6 +165,8 @@ export function createCallPipeline(deps: PipelineDeps, build: (shell: CallShell)
     onOverflow: () => overflow('the transport could not keep up with the audio'),
   });
   const rules = callRules({ clock, media, agent, observer, speaker, signal }, ending, () => parts);
+  let started = false;
+  let verdictBeforeStart = false;
   const shell: CallShell = {
     clock,
     media,
@@ -174,6 +180,9 @@ export function createCallPipeline(deps: PipelineDeps, build: (shell: CallShell)
     },
     get voicemail() {
       return rules.voicemail;
+    },
+    get machineHeard() {
+      return verdictBeforeStart;
     },
     awaitMachineGreeting: rules.awaitMachineGreeting,
     since: ending.since,
@@ -197,9 +206,20 @@ export function createCallPipeline(deps: PipelineDeps, build: (shell: CallShell)
     shell,
     /** Starts the conversation; resolves with the outcome when the call has ended. */
     run(): Promise<SessionOutcome> {
-      listen(shell, parts, ending, { ...deps, machine: () => rules.leaveVoicemail(true) });
+      listen(shell, parts, ending, deps);
       ending.later(() => ending.finish({ status: 'completed', endReason: 'max_duration' }), agent.max_duration_seconds * 1000);
-      parts.start();
+      // A verdict after the answer (Twilio's asynchronous detection): before the call has started
+      // (a model still opening, or it came before the media) the start reads it and leaves the
+      // message instead of greeting; after, it cuts the agent's words.
+      media.onAnsweredBy?.((who) => {
+        if (who !== 'machine') return;
+        if (!started) verdictBeforeStart = true;
+        else if (rules.voicemail === 'none') rules.leaveVoicemail(true);
+      });
+      const begun = () => {
+        started = true;
+      };
+      void Promise.resolve(parts.start()).then(begun, begun);
       return ending.outcome;
     },
     /** Ends the call from outside (API hang-up, empty wallet, lost ownership). */

@@ -134,7 +134,7 @@ export function modelStages(shell: CallShell, deps: ModelStageDeps): PipelinePar
     if (shell.ended) return session.close();
     session.onEvent((event) => onModelEvent(shell, event, { caller, speech, responseStarted: onResponseStarted, functionCall: (e) => void onFunctionCall(e) }));
     // The model hears the machine too: its message is left at once.
-    if (shell.media.answeredBy === 'machine') return shell.leaveVoicemail();
+    if (shell.media.answeredBy === 'machine' || shell.machineHeard) return shell.leaveVoicemail();
     sayExactly(deps.engine.greet(agent, deps.variables).text);
   }
 
@@ -150,7 +150,7 @@ export function modelStages(shell: CallShell, deps: ModelStageDeps): PipelinePar
 
   return {
     stages: [{ frame: toModel(shell, (frame: Int16Array) => session?.sendAudio(frame)), mulaw: toModel(shell, (mulaw: Uint8Array) => session?.sendMulaw(mulaw)), signal }],
-    start: () => void start(),
+    start,
     say: (text, next) => {
       if (next) after = next;
       sayExactly(text);

@@ -63,6 +63,9 @@ async function answer(call: CallRecord, plan: OutboundPlan, callee: FakeCallee):
     if (call.final) return;
     call.answeredBy = detected.AnsweredBy;
     extra = detected;
+  } else if (plan.machineDetection && callee.verdictBeforeMedia) {
+    await timers.sleep(detectionMs / speed);
+    await reportAsyncAmd(call, plan, detected);
   } else if (plan.machineDetection) {
     timers.after(detectionMs / speed, () => void reportAsyncAmd(call, plan, detected));
   }

@@ -51,6 +51,12 @@ export interface FakeCallee {
   amdDelayMs?: number;
   /** How long the phone rings before the outcome (call time); default 100 ms. */
   ringMs?: number;
+  /**
+   * With AsyncAmd: the detection's result is POSTed, and answered, before the voice Url is asked
+   * for TwiML, so the verdict reaches the platform before the call's Media Stream (a slow network
+   * to the platform, or a loaded platform, puts them in this order).
+   */
+  verdictBeforeMedia?: boolean;
 }
 
 export interface FakeCall {
