@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { AppError } from './errors.ts';
+import { createHttpMetrics } from './http-metrics.ts';
 import { safeEqual } from './secrets.ts';
 
 // Prometheus metrics at /metrics: one registry per app (tests build many apps in one process).
@@ -8,20 +9,9 @@ import { safeEqual } from './secrets.ts';
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests by method, route and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request duration by method and route',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
-  });
-  return { registry, requests, duration, voice: createVoiceMetrics(registry) };
+  // The per-request series, counted without prom-client's per-call label hashing (http-metrics.ts).
+  const http = createHttpMetrics({ registry, buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] });
+  return { registry, http, voice: createVoiceMetrics(registry) };
 }
 
 /** Seconds buckets for what a caller waits on: a turn's latency and its stages. */
@@ -30,8 +20,8 @@ const STAGE_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 2, 5];
 
 /**
  * The live-call instruments (DESIGN part 9, Observability). The calls module binds their label
- * children once per call (`labels(...)` is a map lookup by the joined label values: not on every
- * turn), and registers the gauges that read its state at scrape time (modules/calls/gauges.ts).
+ * children once per call (a turn is a few a minute: prom-client's per-call label hashing does not
+ * matter here), and registers the gauges that read its state at scrape time (modules/calls/gauges.ts).
  */
 function createVoiceMetrics(registry: Registry) {
   return {
@@ -72,9 +62,7 @@ export type Metrics = ReturnType<typeof createMetrics>;
 
 export function registerMetrics(app: FastifyInstance, metrics: Metrics, token: string | undefined) {
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    metrics.duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    metrics.http.record(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
 

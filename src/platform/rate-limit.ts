@@ -28,17 +28,26 @@ export interface RateLimitLimits {
 
 const WINDOW_SECONDS = 60;
 
-function decision(limit: number, res: RateLimiterRes, allowed: boolean): RateLimitDecision {
+/** A bucket's limit and what its headers say of it, written once (a request adds only its counts). */
+interface BucketHeaders {
+  limit: number;
+  limitText: string;
+  policy: string;
+}
+
+const bucketHeaders = (limit: number): BucketHeaders => ({ limit, limitText: String(limit), policy: `${limit};w=${WINDOW_SECONDS}` });
+
+function decision(bucket: BucketHeaders, res: RateLimiterRes, allowed: boolean): RateLimitDecision {
   const resetSeconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
   const remaining = Math.max(0, allowed ? res.remainingPoints : 0);
   const headers: Record<string, string> = {
-    'RateLimit-Limit': String(limit),
+    'RateLimit-Limit': bucket.limitText,
     'RateLimit-Remaining': String(remaining),
     'RateLimit-Reset': String(resetSeconds),
-    'RateLimit-Policy': `${limit};w=${WINDOW_SECONDS}`,
+    'RateLimit-Policy': bucket.policy,
   };
   if (!allowed) headers['Retry-After'] = String(resetSeconds);
-  return { allowed, limit, remaining, resetSeconds, headers };
+  return { allowed, limit: bucket.limit, remaining, resetSeconds, headers };
 }
 
 export interface RateLimiterOptions {
@@ -83,13 +92,15 @@ export function createRateLimiter(limits: RateLimitLimits, options: RateLimiterO
     }),
   ) as Record<RateLimitBucket, RateLimiterMemory | RateLimiterRedis>;
 
+  const headersOf: Record<RateLimitBucket, BucketHeaders> = { principal: bucketHeaders(points.principal), ip: bucketHeaders(points.ip), demo: bucketHeaders(points.demo) };
+
   return {
     async consume(bucket, key) {
       try {
         const res = await limiters[bucket].consume(key);
-        return decision(points[bucket], res, true);
+        return decision(headersOf[bucket], res, true);
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return decision(points[bucket], rejection, false);
+        if (rejection instanceof RateLimiterRes) return decision(headersOf[bucket], rejection, false);
         throw rejection;
       }
     },
