@@ -1,7 +1,7 @@
 package voiceagent
 
 // The SDK against openapi.json and a local fake server: every operation, retries, errors,
-// timeouts, pagination, refresh, uploads and webhooks.
+// timeouts, pagination, refresh (before a streamed upload too), uploads and webhooks.
 
 import (
 	"context"
@@ -402,6 +402,94 @@ func TestOneRefreshSharedByConcurrentRequests(t *testing.T) {
 	}
 	if logins != 1 || refreshes != 1 || len(saved) != 2 || saved[1].AccessToken != "access-2" || client.Tokens().RefreshToken != "rt_2" {
 		t.Fatalf("logins %d refreshes %d saved %+v", logins, refreshes, saved)
+	}
+}
+
+// tokenPair is the answer of a login or refresh handing out access (and its refresh token).
+func tokenPair(access string, expiresIn int) answer {
+	return answer{status: 200, body: map[string]any{"access_token": access, "refresh_token": "rt_" + access, "token_type": "Bearer", "expires_in": expiresIn}}
+}
+
+// streamed answers a reader holding nothing in memory: its body is streamed, and sent once only.
+func streamed(text string) io.Reader {
+	reader, writer := io.Pipe()
+	go func() {
+		_, _ = writer.Write([]byte(text))
+		writer.Close()
+	}()
+	return reader
+}
+
+// unsignedJWT is a JWT with these claims: the SDK reads them, only the server verifies a signature.
+func unsignedJWT(claims map[string]any) string {
+	header, _ := json.Marshal(map[string]string{"alg": "HS256", "typ": "JWT"})
+	payload, _ := json.Marshal(claims)
+	return base64.RawURLEncoding.EncodeToString(header) + "." + base64.RawURLEncoding.EncodeToString(payload) + ".signature"
+}
+
+func TestStreamedUploadsRefreshATokenPastHalfItsLifeFirstOnceForAll(t *testing.T) {
+	f := newFake(t)
+	f.script("/v1/auth/login", tokenPair("access-1", 3600))
+	f.script("/v1/auth/refresh", tokenPair("access-2", 3600))
+	var told []string
+	client := NewClient(f.URL, WithLogin("a@example.com", "pw"), WithTokenHook(func(tokens Tokens) { told = append(told, tokens.AccessToken) }))
+	if _, err := client.Auth.Me(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// 31 minutes later: past half of its hour, yet 29 minutes before it expires.
+	auth := client.core.auth
+	auth.mu.Lock()
+	auth.issuedAt, auth.expiresAt = auth.issuedAt.Add(-31*time.Minute), auth.expiresAt.Add(-31*time.Minute)
+	auth.mu.Unlock()
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for _, id := range []string{"cmp_a", "cmp_b"} {
+		wg.Add(1)
+		go func(id string) {
+			defer wg.Done()
+			_, err := client.Campaigns.Upload(context.Background(), id, streamed("phone\n+15550100200\n"))
+			errs <- err
+		}(id)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(f.requests("/v1/auth/refresh")); n != 1 || !reflect.DeepEqual(told, []string{"access-1", "access-2"}) {
+		t.Fatalf("%d refreshes, told %v", n, told)
+	}
+	for _, path := range []string{"/v1/campaigns/cmp_a/upload", "/v1/campaigns/cmp_b/upload"} {
+		sent := f.requests(path)
+		if len(sent) != 1 || sent[0].header.Get("Authorization") != "Bearer access-2" || string(sent[0].body) != "phone\n+15550100200\n" {
+			t.Fatalf("%s: %+v", path, sent)
+		}
+	}
+}
+
+func TestResumedTokenPastHalfItsLifeRefreshedBeforeAStreamedUploadNotBeforeJSON(t *testing.T) {
+	f := newFake(t)
+	f.script("/v1/auth/refresh", tokenPair("access-3", 3600))
+	now := time.Now().Unix()
+	resumed := unsignedJWT(map[string]any{"sub": "user_1", "iat": now - 40*60, "exp": now + 20*60})
+	client := NewClient(f.URL, WithTokens(resumed, "rt_saved"))
+	if _, err := client.Auth.Me(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.requests("/v1/auth/me")[0].header.Get("Authorization"); got != "Bearer "+resumed || len(f.requests("/v1/auth/refresh")) != 0 {
+		t.Fatalf("a JSON request can be resent: sent as is, no refresh ahead (sent with %q)", got)
+	}
+	if _, err := client.Campaigns.Upload(context.Background(), "cmp_c", streamed("phone\n")); err != nil {
+		t.Fatal(err)
+	}
+	refreshes := f.requests("/v1/auth/refresh")
+	if len(refreshes) != 1 || string(refreshes[0].body) != `{"refresh_token":"rt_saved"}` {
+		t.Fatalf("refreshes %+v", refreshes)
+	}
+	if got := f.requests("/v1/campaigns/cmp_c/upload")[0].header.Get("Authorization"); got != "Bearer access-3" {
+		t.Fatalf("upload sent with %q", got)
 	}
 }
 

@@ -119,6 +119,7 @@ func NewClient(baseURL string, opts ...ClientOption) *Client {
 		onTokens: s.onTokens,
 		call:     c.tokenCall,
 	}
+	c.auth.issuedAt, c.auth.expiresAt = claimedLifetime(s.accessToken)
 	client := &Client{}
 	client.init(c)
 	return client

@@ -106,11 +106,14 @@ describe('TypeScript SDK on the platform', () => {
   });
 
   it('uploads stream: a campaign CSV and a knowledge-base file; an export downloads as a stream', async () => {
-    const { client } = await account();
+    const { client, calls } = await account();
     const agent = await client.agents.create({ name: 'Uploader' });
     const campaign = await client.campaigns.create({ name: 'Reminders', agent_id: agent.id });
+    // Idle past the access token's life: the upload, which cannot be resent, refreshes it first.
+    await expire(client);
     const upload = await client.campaigns.upload(campaign.id, stream('phone,first_name\n', '+15550100200,Grace\n', '+15550100201,Alan\n'));
     assert.equal(upload.accepted, 2);
+    assert.ok(calls.refresh >= 1, 'refreshed before the upload');
     const base = await client.knowledgeBases.create({ name: 'FAQ' });
     const source = await client.knowledgeBases.addSource(base.id, { file: toFile(stream('Opening hours: ', 'nine to five.\n'), 'hours.txt', 'text/plain') });
     assert.equal(source.title, 'hours.txt');

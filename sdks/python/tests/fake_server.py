@@ -4,7 +4,7 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Set
 
 
 class FakeServer:
@@ -12,6 +12,7 @@ class FakeServer:
         self.scripts: Dict[str, List[Any]] = {}
         self.seen: Dict[str, List[Dict[str, Any]]] = {}
         self.refused_until: Dict[str, float] = {}
+        self.expired_tokens: Set[str] = set()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -20,8 +21,13 @@ class FakeServer:
             def handle_any(self) -> None:
                 path = self.path.split("?")[0]
                 body = self._body()
-                fake.seen.setdefault(path, []).append({"method": self.command, "key": self.headers.get("idempotency-key"), "body": body, "headers": dict(self.headers)})
-                answer = {"status": 429} if time.time() < fake.refused_until.get(path, 0) else (fake.scripts.get(path) or [{"status": 200}]).pop(0) if fake.scripts.get(path) else {"status": 200}
+                authorization = self.headers.get("authorization")
+                fake.seen.setdefault(path, []).append({"method": self.command, "key": self.headers.get("idempotency-key"), "authorization": authorization, "body": body, "headers": dict(self.headers)})
+                # Like the platform: a request carrying one of these access tokens is refused as expired.
+                if (authorization or "").replace("Bearer ", "", 1) in fake.expired_tokens:
+                    answer = {"status": 401, "body": {"type": "about:blank", "title": "Unauthorized", "status": 401, "detail": "the access token has expired; refresh it", "code": "token_expired", "request_id": "req_fake"}}
+                else:
+                    answer = {"status": 429} if time.time() < fake.refused_until.get(path, 0) else (fake.scripts.get(path) or [{"status": 200}]).pop(0) if fake.scripts.get(path) else {"status": 200}
                 if answer == "reset":
                     self.connection.close()
                     return

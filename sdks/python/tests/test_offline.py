@@ -1,4 +1,5 @@
-"""The SDK against openapi.json and a local fake server: every operation, retries, errors, webhooks."""
+"""The SDK against openapi.json and a local fake server: every operation, retries, errors, webhooks,
+and the refresh of an access token before a streamed upload (which could not be resent after a 401)."""
 
 import base64
 import hashlib
@@ -8,6 +9,7 @@ import subprocess
 import sys
 import time
 import unittest
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from fake_server import FakeServer
@@ -32,6 +34,7 @@ class OfflineTest(unittest.TestCase):
         # Each test reads only its own requests (the operations test calls every path).
         self.fake.seen.clear()
         self.fake.refused_until.clear()
+        self.fake.expired_tokens.clear()
 
     def test_generated_code_is_up_to_date(self) -> None:
         result = subprocess.run([sys.executable, "scripts/generate.py", "--check"], cwd=SDK, capture_output=True, text=True)
@@ -91,6 +94,32 @@ class OfflineTest(unittest.TestCase):
         attempts = self.fake.seen["/v1/campaigns/cmp_1/upload"]
         self.assertEqual([a["body"] for a in attempts], [b"phone\n+15550100200\n"])
 
+    def test_expired_token_refreshed_before_a_streamed_upload_once_for_concurrent_threads(self) -> None:
+        self.fake.scripts["/v1/auth/login"] = [_token_pair("access-1", 0)]
+        self.fake.scripts["/v1/auth/refresh"] = [_token_pair("access-2", 3600)]
+        told = []
+        user = VoiceAgent(self.fake.url, email="a@example.com", password="pw", on_tokens=told.append)
+        user.auth.me()
+        self.fake.expired_tokens.add("access-1")
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(lambda campaign: user.campaigns.upload(campaign, iter([b"phone\n", b"+15550100200\n"])), ["cmp_a", "cmp_b"]))
+        self.assertEqual(len(self.fake.seen["/v1/auth/refresh"]), 1, "one refresh for both uploads")
+        self.assertEqual([tokens.access_token for tokens in told], ["access-1", "access-2"])
+        for path in ("/v1/campaigns/cmp_a/upload", "/v1/campaigns/cmp_b/upload"):
+            self.assertEqual([(a["authorization"], a["body"]) for a in self.fake.seen[path]], [("Bearer access-2", b"phone\n+15550100200\n")])
+
+    def test_resumed_token_past_half_life_refreshed_before_a_streamed_upload_not_before_json(self) -> None:
+        now = int(time.time())
+        resumed = _jwt({"sub": "user_1", "iat": now - 40 * 60, "exp": now + 20 * 60})
+        self.fake.scripts["/v1/auth/refresh"] = [_token_pair("access-3", 3600)]
+        user = VoiceAgent(self.fake.url, access_token=resumed, refresh_token="rt_saved")
+        user.auth.me()
+        self.assertEqual(self.fake.seen["/v1/auth/me"][0]["authorization"], f"Bearer {resumed}")
+        self.assertNotIn("/v1/auth/refresh", self.fake.seen, "a JSON request can be resent: no refresh ahead")
+        user.campaigns.upload("cmp_c", iter([b"phone\n"]))
+        self.assertEqual([json.loads(a["body"]) for a in self.fake.seen.get("/v1/auth/refresh", [])], [{"refresh_token": "rt_saved"}])
+        self.assertEqual(self.fake.seen["/v1/campaigns/cmp_c/upload"][0]["authorization"], "Bearer access-3")
+
     def test_timeout(self) -> None:
         self.fake.scripts["/v1/health"] = ["hang", "hang"]
         with self.assertRaises(ApiTimeoutError):
@@ -111,6 +140,16 @@ class OfflineTest(unittest.TestCase):
                 verify_webhook(body.replace(b"completed", b"failed"), headers, secret, scheme=scheme)
         with self.assertRaises(WebhookVerificationError):
             verify_webhook(body, headers, secret, now=time.time() + 600)
+
+
+def _token_pair(access: str, expires_in: int) -> dict:
+    return {"status": 200, "body": {"access_token": access, "refresh_token": f"rt_{access}", "token_type": "Bearer", "expires_in": expires_in}}
+
+
+def _jwt(claims: dict) -> str:
+    """An unsigned JWT: the SDK reads its claims, only the server verifies a signature."""
+    parts = [json.dumps(part).encode() for part in ({"alg": "HS256", "typ": "JWT"}, claims)]
+    return ".".join(base64.urlsafe_b64encode(part).rstrip(b"=").decode() for part in parts) + ".signature"
 
 
 if __name__ == "__main__":

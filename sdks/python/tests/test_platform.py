@@ -77,11 +77,14 @@ class PlatformTest(unittest.TestCase):
         self.assertEqual({call["id"] for page in pages for call in page["data"]}, placed)
 
     def test_streamed_uploads_and_download(self) -> None:
-        client, _, _ = account()
+        client, saved, _ = account()
         agent = client.agents.create({"name": "Uploader"})
         campaign = client.campaigns.create({"name": "Reminders", "agent_id": agent["id"]})
+        # Idle past the access token's life: the upload, which cannot be resent, refreshes it first.
+        expire(client)
         upload = client.campaigns.upload(campaign["id"], iter([b"phone,first_name\n", b"+15550100200,Grace\n", b"+15550100201,Alan\n"]))
         self.assertEqual(upload["accepted"], 2)
+        self.assertGreaterEqual(len(saved), 2, "refreshed before the upload")
         base = client.knowledge_bases.create({"name": "FAQ"})
         file = io.BufferedReader(io.BytesIO(b"Opening hours: nine to five.\n"))
         source = client.knowledge_bases.add_source(base["id"], {"file": to_file(file, "hours.txt", "text/plain")})

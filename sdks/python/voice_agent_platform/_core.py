@@ -178,7 +178,7 @@ class Core:
         may_repeat = method in IDEMPOTENT or (method == "POST" and key is not None)
         retries, refreshed = 0, False
         while True:
-            token = None if spec.get("public") else self.auth.bearer()
+            token = None if spec.get("public") else self.auth.bearer(not replayable)
             headers = self._headers(spec, options, token, key, content_type)
             request = urllib.request.Request(url, data=data, headers=headers, method=method)
             try:

@@ -98,7 +98,7 @@ export class Core {
     let retries = 0;
     let refreshed = false;
     for (;;) {
-      const token = spec.public ? undefined : await this.auth.bearer();
+      const token = spec.public ? undefined : await this.auth.bearer(!encoded.replayable);
       const headers = this.headers(spec, options, { token, idempotencyKey, contentType: encoded.contentType });
       let response: Response;
       try {

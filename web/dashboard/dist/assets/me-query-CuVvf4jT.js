@@ -1,1 +1,0 @@
-import{Et as e,_t as t}from"./index-9QrqxuF0.js";var n=[`me`];function r(){let{api:r}=t();return e({queryKey:n,queryFn:()=>r.auth.me()})}export{r as n,n as t};

@@ -1,0 +1,1 @@
+import{Et as e,_t as t}from"./index-CNAVChiM.js";var n=[`me`];function r(){let{api:r}=t();return e({queryKey:n,queryFn:()=>r.auth.me()})}export{r as n,n as t};
