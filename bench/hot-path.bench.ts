@@ -5,8 +5,9 @@
 //                    labels on every call in prom-client 15) against src/platform/http-metrics.ts;
 //   rate limit     — one in-process consume and its RateLimit-* headers (platform/rate-limit.ts);
 //   log line       — "request completed" with the server's serializers, formatted into a stream
-//                    that drops it, and written through the asynchronous stdout destination to
-//                    /dev/null (the server's settings; CPU of the writing thread included);
+//                    that drops it, then written to /dev/null asynchronously line by line (before)
+//                    and through logDestination, in 4 KiB batches (after); one line a loop turn, as
+//                    requests complete; CPU of the writing threads included;
 //   serialisation  — the Agent response of GET /v1/agents/{id} through the compiled response
 //                    schema (fast-json-stringify, Fastify's) against JSON.stringify.
 // Rounds alternate the variants; the median round is reported. Under a minute, one process.
@@ -19,24 +20,29 @@ import pino from 'pino';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { Agent } from '../src/modules/agents/schemas.ts';
 import { createHttpMetrics } from '../src/platform/http-metrics.ts';
-import { LOG_SERIALIZERS } from '../src/platform/logging.ts';
+import { LOG_SERIALIZERS, logDestination } from '../src/platform/logging.ts';
 import { createRateLimiter } from '../src/platform/rate-limit.ts';
 import { benchDataDir, buildBenchApp } from './support/bench-app.ts';
 
 const CALLS = 100_000;
 const ROUNDS = 5;
-/** Requests handled between two turns of the event loop (32 connections' worth). */
+/** Calls between two turns of the event loop (32 connections' worth of requests). */
 const BATCH = 32;
+/**
+ * Log lines between two turns: one. A request's line is written when it completes, in its own
+ * turn of the loop (the http bench's profile: an fs.write per request), not 32 at once.
+ */
+const LINES_PER_TURN = 1;
 const BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const ROUTES = ['/v1/agents/:id', '/v1/auth/me', '/v1/calls', '/v1/calls/:id'];
 
 type Work = (i: number) => void | Promise<void>;
 
-/** CPU (every thread of the process) per call of `work`, in ns, batches separated by a loop turn. */
-async function cpuPerCall(work: Work): Promise<number> {
+/** CPU (every thread of the process) per call of `work`, in ns, `batch` calls to a turn of the event loop. */
+async function cpuPerCall(work: Work, batch = BATCH): Promise<number> {
   const before = process.cpuUsage();
-  for (let i = 0; i < CALLS; i += BATCH) {
-    for (let j = i; j < i + BATCH; j++) {
+  for (let i = 0; i < CALLS; i += batch) {
+    for (let j = i; j < i + batch; j++) {
       const done = work(j);
       if (done) await done;
     }
@@ -76,11 +82,15 @@ function logVariants(): Record<string, Work> {
   const request = { method: 'GET', url: '/v1/agents/agt_01HZX3V9J4K2M8N6P0Q5R7S1T3', ip: '127.0.0.1' };
   const reply = { statusCode: 200 };
   const serializers = { ...LOG_SERIALIZERS, res: (r: { statusCode: number }) => ({ statusCode: r.statusCode }) };
-  const dropped = pino({ level: 'info', serializers }, { write() {} }).child({ reqId: 'req-1' });
-  const written = pino({ level: 'info', serializers }, pino.destination({ dest: '/dev/null', sync: false })).child({ reqId: 'req-1' });
+  const into = (destination: pino.DestinationStream) => pino({ level: 'info', serializers }, destination).child({ reqId: 'req-1' });
+  const dropped = into({ write() {} });
+  const lineByLine = into(pino.destination({ dest: '/dev/null', sync: false }));
+  const batched = into(logDestination('/dev/null'));
+  const line = (logger: pino.Logger) => () => logger.info({ req: request, res: reply, responseTime: 1.2345 }, 'request completed');
   return {
-    'log line: formatted, dropped': () => dropped.info({ req: request, res: reply, responseTime: 1.2345 }, 'request completed'),
-    'log line: formatted and written (async, /dev/null)': () => written.info({ req: request, res: reply, responseTime: 1.2345 }, 'request completed'),
+    'log line: formatted, dropped': line(dropped),
+    'log line: written line by line (before)': line(lineByLine),
+    'log line: written in 4 KiB batches, logDestination (after)': line(batched),
   };
 }
 
@@ -119,13 +129,14 @@ function serialisationVariants(agent: Record<string, unknown>): Record<string, W
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 const groups = { metrics: metricsVariants(), 'rate limit': rateLimitVariants(), 'log line': logVariants(), serialisation: serialisationVariants(await realAgent()) };
+const batchOf = (group: string) => (group === 'log line' ? LINES_PER_TURN : BATCH);
 const results: Record<string, Record<string, { ns_per_request: number; rounds: number[] }>> = {};
 for (const [group, variants] of Object.entries(groups)) {
   const rounds: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
   // A warm-up round (JIT), then the measured ones, the variants in turn.
-  for (const work of Object.values(variants)) await cpuPerCall(work);
+  for (const work of Object.values(variants)) await cpuPerCall(work, batchOf(group));
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, work] of Object.entries(variants)) rounds[name].push(await cpuPerCall(work));
+    for (const [name, work] of Object.entries(variants)) rounds[name].push(await cpuPerCall(work, batchOf(group)));
   }
   results[group] = Object.fromEntries(Object.entries(rounds).map(([name, values]) => [name, { ns_per_request: Math.round(median(values)), rounds: values.map(Math.round) }]));
   for (const [name, { ns_per_request }] of Object.entries(results[group])) console.log(`${name.padEnd(58)} ${String(ns_per_request).padStart(6)} ns per request`);

@@ -15,13 +15,12 @@ import inspector from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fork } from 'node:child_process';
-import pino from 'pino';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { tracingEnv, tracingSuffix } from './support/otlp-sink.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from '../src/platform/db/database.ts';
-import { createLogger } from '../src/platform/logging.ts';
+import { createLogger, logDestination } from '../src/platform/logging.ts';
 import { startBareServer } from './support/http-bare-server.ts';
 import type { LoadRequest, LoadResult } from './support/http-load.ts';
 import { openBenchPostgres } from './support/postgres.ts';
@@ -96,7 +95,7 @@ async function setUp(database: DatabaseHandle) {
     ...tracing.env,
   });
   // As `npm start` logs (info, a line per request), into /dev/null instead of a terminal.
-  const logger = createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: false }) });
+  const logger = createLogger({ level: 'info', destination: logDestination('/dev/null') });
   const { app } = await buildApp({ config, database, clock: systemClock, jwtSecret: randomBytes(32).toString('hex'), logger });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

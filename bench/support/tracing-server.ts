@@ -8,12 +8,11 @@ import fs from 'node:fs';
 import inspector from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { migrateToLatest, openDatabase } from '../../src/platform/db/database.ts';
-import { createLogger } from '../../src/platform/logging.ts';
+import { createLogger, logDestination } from '../../src/platform/logging.ts';
 import { openBenchPostgres } from './postgres.ts';
 import { insideShare } from './profile.ts';
 
@@ -53,7 +52,7 @@ const tracing = mode === 'off' || mode === 'off-b' ? {} : { OTEL_EXPORTER_OTLP_E
 const store = await openStore();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-bench-tracing-data-'));
 const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_USER_PER_MIN: '1000000', RATE_LIMIT_IP_PER_MIN: '1000000', PUBLIC_BASE_URL: 'http://localhost:3000', ...tracing });
-const logger = createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: false }) });
+const logger = createLogger({ level: 'info', destination: logDestination('/dev/null') });
 const { app } = await buildApp({ config, database: store.database, clock: systemClock, jwtSecret: randomBytes(32).toString('hex'), logger });
 await app.listen({ port: 0, host: '127.0.0.1' });
 const address = app.server.address();
