@@ -6,21 +6,21 @@
 //   rate limit     — one in-process consume and its RateLimit-* headers (platform/rate-limit.ts);
 //   log line       — "request completed" with the server's serializers, formatted into a stream
 //                    that drops it, then written to /dev/null asynchronously line by line (before)
-//                    and through logDestination, in 4 KiB batches (after); one line a loop turn, as
-//                    requests complete; CPU of the writing threads included;
+//                    and through logDestination, in 4 KiB batches (after); a line a millisecond,
+//                    each in its own turn, as requests complete; CPU of the writing threads included;
 //   serialisation  — the Agent response of GET /v1/agents/{id} through the compiled response
 //                    schema (fast-json-stringify, Fastify's) against JSON.stringify.
-// Rounds alternate the variants; the median round is reported. Under a minute, one process.
+// Rounds alternate the variants; the median round is reported. About 80 s, one process.
 //   npm run bench -- hot-path
 import fs from 'node:fs';
 import path from 'node:path';
-import { setImmediate as turn } from 'node:timers/promises';
+import { setTimeout as sleep, setImmediate as turn } from 'node:timers/promises';
 import fastJson from 'fast-json-stringify';
 import pino from 'pino';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { Agent } from '../src/modules/agents/schemas.ts';
 import { createHttpMetrics } from '../src/platform/http-metrics.ts';
-import { LOG_SERIALIZERS, logDestination } from '../src/platform/logging.ts';
+import { LOG_FLUSH_MS, LOG_SERIALIZERS, logDestination } from '../src/platform/logging.ts';
 import { createRateLimiter } from '../src/platform/rate-limit.ts';
 import { benchDataDir, buildBenchApp } from './support/bench-app.ts';
 
@@ -29,20 +29,22 @@ const ROUNDS = 5;
 /** Calls between two turns of the event loop (32 connections' worth of requests). */
 const BATCH = 32;
 /**
- * Log lines between two turns: one. A request's line is written when it completes, in its own
- * turn of the loop (the http bench's profile: an fs.write per request), not 32 at once.
+ * Log lines: one a millisecond, each in its own turn of the loop, as requests complete. A write
+ * of a line then ends before the next line comes (the http bench's profile: an fs.write per
+ * request); lines written back to back would be gathered by the writer anyway.
  */
-const LINES_PER_TURN = 1;
+const LINES = 3_000;
+const LINE_EVERY_MS = 1;
 const BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const ROUTES = ['/v1/agents/:id', '/v1/auth/me', '/v1/calls', '/v1/calls/:id'];
 
 type Work = (i: number) => void | Promise<void>;
 
-/** CPU (every thread of the process) per call of `work`, in ns, `batch` calls to a turn of the event loop. */
-async function cpuPerCall(work: Work, batch = BATCH): Promise<number> {
+/** CPU (every thread of the process) per call of `work`, in ns, BATCH calls to a turn of the event loop. */
+async function cpuPerCall(work: Work): Promise<number> {
   const before = process.cpuUsage();
-  for (let i = 0; i < CALLS; i += batch) {
-    for (let j = i; j < i + batch; j++) {
+  for (let i = 0; i < CALLS; i += BATCH) {
+    for (let j = i; j < i + BATCH; j++) {
       const done = work(j);
       if (done) await done;
     }
@@ -50,6 +52,19 @@ async function cpuPerCall(work: Work, batch = BATCH): Promise<number> {
   }
   const used = process.cpuUsage(before);
   return ((used.user + used.system) * 1000) / CALLS;
+}
+
+/** CPU per line of `work` called once every LINE_EVERY_MS, the writes it started included. */
+async function cpuPerPacedLine(work: Work): Promise<number> {
+  const before = process.cpuUsage();
+  for (let i = 0; i < LINES; i++) {
+    await work(i);
+    await sleep(LINE_EVERY_MS);
+  }
+  // The last batch and writes in flight are part of the cost.
+  await sleep(LOG_FLUSH_MS * 2);
+  const used = process.cpuUsage(before);
+  return ((used.user + used.system) * 1000) / LINES;
 }
 
 function metricsVariants(): Record<string, Work> {
@@ -129,14 +144,14 @@ function serialisationVariants(agent: Record<string, unknown>): Record<string, W
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 const groups = { metrics: metricsVariants(), 'rate limit': rateLimitVariants(), 'log line': logVariants(), serialisation: serialisationVariants(await realAgent()) };
-const batchOf = (group: string) => (group === 'log line' ? LINES_PER_TURN : BATCH);
+const measure = (group: string, work: Work) => (group === 'log line' ? cpuPerPacedLine(work) : cpuPerCall(work));
 const results: Record<string, Record<string, { ns_per_request: number; rounds: number[] }>> = {};
 for (const [group, variants] of Object.entries(groups)) {
   const rounds: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
   // A warm-up round (JIT), then the measured ones, the variants in turn.
-  for (const work of Object.values(variants)) await cpuPerCall(work, batchOf(group));
+  for (const work of Object.values(variants)) await measure(group, work);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, work] of Object.entries(variants)) rounds[name].push(await cpuPerCall(work, batchOf(group)));
+    for (const [name, work] of Object.entries(variants)) rounds[name].push(await measure(group, work));
   }
   results[group] = Object.fromEntries(Object.entries(rounds).map(([name, values]) => [name, { ns_per_request: Math.round(median(values)), rounds: values.map(Math.round) }]));
   for (const [name, { ns_per_request }] of Object.entries(results[group])) console.log(`${name.padEnd(58)} ${String(ns_per_request).padStart(6)} ns per request`);
