@@ -45,14 +45,20 @@ async function exposition(registry: Registry) {
   return (await registry.metrics()).split('\n\n').map((block) => block.split('\n').sort().join('\n'));
 }
 
+/** prom-client's instruments and ours, each given every request of REQUESTS. */
+function bothFedTheRequests() {
+  const reference = withPromClient();
+  const ours = withHttpMetrics();
+  for (const [method, route, status, seconds] of REQUESTS) {
+    reference.record(method, route, status, seconds);
+    ours.record(method, route, status, seconds);
+  }
+  return { reference, ours };
+}
+
 describe('http metrics', () => {
   it('write the same exposition as prom-client’s Counter and Histogram for the same requests', async () => {
-    const reference = withPromClient();
-    const ours = withHttpMetrics();
-    for (const [method, route, status, seconds] of REQUESTS) {
-      reference.record(method, route, status, seconds);
-      ours.record(method, route, status, seconds);
-    }
+    const { reference, ours } = bothFedTheRequests();
     const expected = await exposition(reference.registry);
     assert.deepEqual(await exposition(ours.registry), expected);
     // Not vacuous: the requests are there, in the buckets they fall in.
@@ -65,12 +71,7 @@ describe('http metrics', () => {
   });
 
   it('are read as JSON and reset like prom-client’s', async () => {
-    const reference = withPromClient();
-    const ours = withHttpMetrics();
-    for (const [method, route, status, seconds] of REQUESTS) {
-      reference.record(method, route, status, seconds);
-      ours.record(method, route, status, seconds);
-    }
+    const { reference, ours } = bothFedTheRequests();
     type Value = { metricName?: string; value: number; labels: Record<string, unknown> };
     const canonical = (v: Value) => JSON.stringify([v.metricName, v.value, Object.entries(v.labels).sort()]);
     const json = async (registry: Registry) =>

@@ -9,7 +9,7 @@ import { checkMediaHealth, describeMediaHealth } from '../../providers/health.ts
 import { createScaledClock } from '../../runtime/clock.ts';
 import { startFakeSttServer } from '../../../test/fakes/openai/stt.ts';
 import { startFakeTwilio } from '../../../test/fakes/twilio/index.ts';
-import type { FakeCall } from '../../../test/fakes/twilio/types.ts';
+import type { FakeCall, FakeCallee } from '../../../test/fakes/twilio/types.ts';
 import { as, createCallAgent, placeCall, waitForEnd } from '../calls/test-helpers.ts';
 import { buyNumber as buyNumberOf } from './test-helpers.ts';
 import { freePort } from '../../../test/support/ports.ts';
@@ -54,6 +54,21 @@ const t = await buildTestApp({
 });
 await t.app.listen({ port, host: '127.0.0.1' });
 
+
+const VOICEMAIL_MESSAGE = 'Hi, this is Ada from the bistro. Please call us back.';
+
+/** An outbound call to `to`, answered as `callee` says, by an agent that leaves VOICEMAIL_MESSAGE: dialed, its stream started. */
+async function dialMachine(to: string, callee: FakeCallee) {
+  const user = await signUp(t);
+  const agent = await createCallAgent(t, user, { voicemail: { action: 'leave_message', message: VOICEMAIL_MESSAGE } });
+  const { number } = await buyNumber(user, agent.id);
+  fake.setCallee(to, callee);
+  const queued = await placeCall(t, user, { agent_id: agent.id, to, from: number });
+  await t.modules.calls.worker.runDueOnce();
+  const call = await fake.waitForCall(to);
+  await call.streamStarted;
+  return { user, number, queued, call };
+}
 
 /** The caller says `text` (the STT fake will hear it), then is quiet long enough to end the turn. */
 async function callerSays(call: FakeCall, text: string) {
@@ -133,21 +148,13 @@ describe('Twilio calls', () => {
   });
 
   it('outbound: calls.create with status callbacks and AMD; a machine gets the voicemail message, then the call ends as voicemail', async () => {
-    const user = await signUp(t);
-    const message = 'Hi, this is Ada from the bistro. Please call us back.';
-    const agent = await createCallAgent(t, user, { voicemail: { action: 'leave_message', message } });
-    const { number } = await buyNumber(user, agent.id);
     const to = '+14155550177';
-    fake.setCallee(to, { answer: 'machine', amdDelayMs: 2000 });
-    const queued = await placeCall(t, user, { agent_id: agent.id, to, from: number });
-    await t.modules.calls.worker.runDueOnce();
-    const call = await fake.waitForCall(to);
-    await call.streamStarted;
+    const { user, number, queued, call } = await dialMachine(to, { answer: 'machine', amdDelayMs: 2000 });
     void call.say(await spoken("Hi, you've reached the voicemail of this number. Please leave a message after the tone.")).catch(() => undefined);
     const ended = await waitForEnd(t, user, queued.id, 30_000);
     assert.equal(ended.status, 'voicemail');
     assert.equal(ended.end_reason, 'voicemail');
-    assert.equal(ended.transcript.at(-1).text, message);
+    assert.equal(ended.transcript.at(-1).text, VOICEMAIL_MESSAGE);
 
     const created = fake.requests.find((r) => r.method === 'POST' && r.path.endsWith('/Calls.json') && r.params.To === to);
     assert.ok(created, 'the call was created through the REST API');
@@ -161,19 +168,10 @@ describe('Twilio calls', () => {
   });
 
   it('outbound: a machine verdict that reaches us before the media stream (answered, verdict, stream) leaves the message at once', async () => {
-    const user = await signUp(t);
-    const message = 'Hi, this is Ada from the bistro. Please call us back.';
-    const agent = await createCallAgent(t, user, { voicemail: { action: 'leave_message', message } });
-    const { number } = await buyNumber(user, agent.id);
-    const to = '+14155550178';
-    fake.setCallee(to, { answer: 'machine', amdDelayMs: 200, verdictBeforeMedia: true });
-    const queued = await placeCall(t, user, { agent_id: agent.id, to, from: number });
-    await t.modules.calls.worker.runDueOnce();
-    const call = await fake.waitForCall(to);
-    await call.streamStarted;
+    const { user, queued, call } = await dialMachine('+14155550178', { answer: 'machine', amdDelayMs: 200, verdictBeforeMedia: true });
     const ended = await waitForEnd(t, user, queued.id, 30_000);
     assert.deepEqual([ended.status, ended.end_reason], ['voicemail', 'voicemail']);
-    assert.deepEqual(ended.transcript.map((e: { role: string; text: string }) => `${e.role}: ${e.text}`), [`agent: ${message}`], 'the message, and no greeting');
+    assert.deepEqual(ended.transcript.map((e: { role: string; text: string }) => `${e.role}: ${e.text}`), [`agent: ${VOICEMAIL_MESSAGE}`], 'the message, and no greeting');
     assert.ok(call.updates.some((u) => u.status === 'completed'), 'the platform hung up through the REST API');
   });
 
