@@ -41,7 +41,16 @@ const FOLDERS = {
   },
   widgets: {
     dir: 'src/modules/widgets',
-    tests: ['src/modules/widgets/origin.test.ts', 'src/modules/widgets/widgets.test.ts', 'src/modules/widgets/public.test.ts'],
+    tests: [
+      'src/modules/widgets/origin.test.ts',
+      'src/modules/widgets/rules.test.ts',
+      'src/modules/widgets/widgets.test.ts',
+      'src/modules/widgets/public.test.ts',
+      'src/modules/widgets/owner-rules.test.ts',
+      'src/modules/widgets/public-rules.test.ts',
+      // The widget's voice session stays on the built-in media WebSocket when LiveKit is configured.
+      'src/modules/widgets/voice-livekit.test.ts',
+    ],
   },
   wallet: {
     dir: 'src/modules/wallet',
