@@ -5,7 +5,7 @@ import { signUp } from '../../../test/support/fixtures.ts';
 import { manualClock } from '../../platform/clock.ts';
 import { SANDBOX_NUMBERS } from '../../providers/telephony/sandbox.ts';
 import { as, createCallAgent } from '../calls/test-helpers.ts';
-import { isWindowOpen } from './calling-window.ts';
+import { isTimeZone, isWindowOpen } from './calling-window.ts';
 import type { CallingWindow } from './tables.ts';
 import { action, createCampaign, uploadCsv } from './test-helpers.ts';
 
@@ -43,6 +43,18 @@ describe('calling window (pure)', () => {
     assert.equal(isWindowOpen(night, null, new Date('2026-11-28T02:00:00Z')), false, 'Saturday 02:00');
     assert.equal(isWindowOpen(night, null, new Date('2026-11-27T01:30:00Z')), false, 'Friday 01:30 belongs to Thursday');
     assert.equal(isWindowOpen(night, null, new Date('2026-11-27T21:59:00Z')), false);
+  });
+
+  it('counts the minutes of its start and end, not only the hours', () => {
+    const halfPast: CallingWindow = { days: ['mon'], start: '09:30', end: '16:45', timezone: 'UTC' };
+    for (const [at, open] of [['09:15', false], ['09:29', false], ['09:30', true], ['09:45', true], ['16:44', true], ['16:45', false]] as const) {
+      assert.equal(isWindowOpen(halfPast, null, new Date(`2026-11-23T${at}:00Z`)), open, `Monday ${at}`);
+    }
+  });
+
+  it('knows an IANA time zone from anything else', () => {
+    for (const zone of ['UTC', 'Europe/Paris', 'America/Argentina/Buenos_Aires']) assert.equal(isTimeZone(zone), true, zone);
+    for (const zone of ['', 'Mars/Olympus_Mons', 'Europe/Pariss', `Europe/${'x'.repeat(60)}`]) assert.equal(isTimeZone(zone), false, zone);
   });
 });
 
