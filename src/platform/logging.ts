@@ -149,8 +149,8 @@ export const LOG_FLUSH_MS = 250;
 /**
  * Where the server's JSON lines go (stdout, or a file): written asynchronously in batches of
  * LOG_BATCH_BYTES, and at least every LOG_FLUSH_MS. Written line by line, each request's line
- * cost the request an fs.write of its own (about 5 µs of CPU, the largest per-request cost the
- * profile found: bench hot-path). pino writes what is left when the process exits; a process
+ * cost the request an fs.write of its own (the largest per-request cost the http profile found;
+ * bench hot-path, a line a millisecond: 21.7 µs of CPU written alone, 3.9 µs batched). pino writes what is left when the process exits; a process
  * killed outright loses at most the last quarter-second.
  */
 export function logDestination(dest: number | string = 1): DestinationStream {
