@@ -1,8 +1,9 @@
 // One platform server of bench/tracing.bench.ts, in a process of its own so that its CPU time
 // is its own: built as `npm start` builds it (logging at info into an async destination, rate
 // limits, the gate, schemas), with tracing off or on as BENCH_TRACING_MODE says, on a PGlite of
-// its own or a PostgreSQL schema of its own (BENCH_TRACING_DB). It seeds a user, an API key and an
-// agent, tells its parent the scenarios, then answers `cpu` (its process.cpuUsage()) and `close`.
+// its own or a PostgreSQL schema of its own (BENCH_TRACING_DB); or several such apps in the one
+// process (a list of modes). It seeds a user, an API key and an agent in each, tells its parent
+// the scenarios, then answers `cpu` (its process.cpuUsage()), `flush` and `close`.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import inspector from 'node:inspector/promises';
@@ -29,12 +30,16 @@ export interface TracingScenario {
   headers: Record<string, string>;
 }
 
-const mode = process.env.BENCH_TRACING_MODE as TracingMode;
+// BENCH_TRACING_MODE may list several modes (`off,on`): one app per mode in this one process,
+// each on a port and a database of its own (bench/tracing-instructions.bench.ts: the same JIT and
+// heap for both, so that what differs between their counts is tracing, not the process).
+const modes = (process.env.BENCH_TRACING_MODE ?? '').split(',') as TracingMode[];
+const mode = modes.join('+');
 const sink = process.env.BENCH_TRACING_SINK ?? '';
 
-async function openStore() {
+async function openStore(of: TracingMode) {
   if (process.env.BENCH_TRACING_DB === 'postgres') {
-    const opened = await openBenchPostgres(`tracing_${mode.replaceAll('-', '_')}`);
+    const opened = await openBenchPostgres(`tracing_${of.replaceAll('-', '_')}`);
     if ('skipped' in opened) throw new Error(opened.skipped);
     return { database: opened.database, close: opened.drop };
   }
@@ -48,28 +53,40 @@ async function openStore() {
   return { database, close };
 }
 
-const tracing = mode === 'off' || mode === 'off-b' ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink, OTEL_BSP_SCHEDULE_DELAY: '1000', ...(mode === 'on-every-read' ? { TRACE_READS_RATIO: '1' } : {}), ...(mode === 'on-no-reads' ? { TRACE_READS_RATIO: '0' } : {}) };
-const store = await openStore();
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-bench-tracing-data-'));
-const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_USER_PER_MIN: '1000000', RATE_LIMIT_IP_PER_MIN: '1000000', PUBLIC_BASE_URL: 'http://localhost:3000', ...tracing });
-const logger = createLogger({ level: 'info', destination: logDestination('/dev/null') });
-const { app } = await buildApp({ config, database: store.database, clock: systemClock, jwtSecret: randomBytes(32).toString('hex'), logger });
-await app.listen({ port: 0, host: '127.0.0.1' });
-const address = app.server.address();
-if (!address || typeof address === 'string') throw new Error('no port');
+/** One platform app with tracing as `of` says, listening, seeded with a user, an API key and an agent. */
+async function serve(of: TracingMode) {
+  const tracing = of === 'off' || of === 'off-b' ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: sink, OTEL_BSP_SCHEDULE_DELAY: process.env.BENCH_TRACING_EXPORT_DELAY_MS ?? '1000', ...(of === 'on-every-read' ? { TRACE_READS_RATIO: '1' } : {}), ...(of === 'on-no-reads' ? { TRACE_READS_RATIO: '0' } : {}) };
+  const store = await openStore(of);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-bench-tracing-data-'));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_USER_PER_MIN: '1000000', RATE_LIMIT_IP_PER_MIN: '1000000', PUBLIC_BASE_URL: 'http://localhost:3000', ...tracing });
+  const logger = createLogger({ level: 'info', destination: logDestination('/dev/null') });
+  const { app, platform } = await buildApp({ config, database: store.database, clock: systemClock, jwtSecret: randomBytes(32).toString('hex'), logger });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no port');
 
-const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
-await app.inject({ method: 'POST', url: '/v1/auth/register', payload: { email, password: 'correct horse battery' } });
-const jwt = (await app.inject({ method: 'POST', url: '/v1/auth/login', payload: { email, password: 'correct horse battery' } })).json().access_token as string;
-const key = (await app.inject({ method: 'POST', url: '/v1/api-keys', headers: { authorization: `Bearer ${jwt}` }, payload: { name: 'bench', scope: 'write' } })).json().key as string;
-const agent = await app.inject({ method: 'POST', url: '/v1/agents', headers: { authorization: `Bearer ${key}` }, payload: { name: 'Bench agent', prompt: 'You answer questions about the bench.' } });
-if (agent.statusCode !== 201) throw new Error(`agent: ${agent.body}`);
-const agentPath = `/v1/agents/${agent.json().id}`;
-const scenarios: TracingScenario[] = [
-  { name: 'GET /v1/agents/{id} (API key)', path: agentPath, method: 'GET', headers: { authorization: `Bearer ${key}` } },
-  { name: 'GET /v1/auth/me (JWT)', path: '/v1/auth/me', method: 'GET', headers: { authorization: `Bearer ${jwt}` } },
-  { name: 'PATCH /v1/agents/{id} (API key, a write)', path: agentPath, method: 'PATCH', body: { name: 'Bench agent' }, headers: { authorization: `Bearer ${key}` } },
-];
+  const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
+  await app.inject({ method: 'POST', url: '/v1/auth/register', payload: { email, password: 'correct horse battery' } });
+  const jwt = (await app.inject({ method: 'POST', url: '/v1/auth/login', payload: { email, password: 'correct horse battery' } })).json().access_token as string;
+  const key = (await app.inject({ method: 'POST', url: '/v1/api-keys', headers: { authorization: `Bearer ${jwt}` }, payload: { name: 'bench', scope: 'write' } })).json().key as string;
+  const agent = await app.inject({ method: 'POST', url: '/v1/agents', headers: { authorization: `Bearer ${key}` }, payload: { name: 'Bench agent', prompt: 'You answer questions about the bench.' } });
+  if (agent.statusCode !== 201) throw new Error(`agent: ${agent.body}`);
+  const agentPath = `/v1/agents/${agent.json().id}`;
+  const scenarios: TracingScenario[] = [
+    { name: 'GET /v1/agents/{id} (API key)', path: agentPath, method: 'GET', headers: { authorization: `Bearer ${key}` } },
+    { name: 'GET /v1/auth/me (JWT)', path: '/v1/auth/me', method: 'GET', headers: { authorization: `Bearer ${jwt}` } },
+    { name: 'PATCH /v1/agents/{id} (API key, a write)', path: agentPath, method: 'PATCH', body: { name: 'Bench agent' }, headers: { authorization: `Bearer ${key}` } },
+  ];
+  const close = async () => {
+    await app.close();
+    await store.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { mode: of, url: `http://127.0.0.1:${address.port}`, scenarios, flush: () => platform.telemetry.flush(), close };
+}
+
+const apps: Array<Awaited<ReturnType<typeof serve>>> = [];
+for (const of of modes) apps.push(await serve(of));
 
 // BENCH_TRACING_PROFILE=1: each run is CPU-profiled in this process (`profile-start`, then
 // `profile-stop` answers the share of its busy samples inside OpenTelemetry and the platform's
@@ -88,13 +105,18 @@ async function profile(step: 'profile-start' | 'profile-stop') {
   return insideShare(taken, (url) => url.includes('/@opentelemetry/') || url.includes('/src/platform/telemetry/'));
 }
 
-process.send?.({ ready: { url: `http://127.0.0.1:${address.port}`, scenarios } });
-process.on('message', async (message: { type: 'cpu' | 'close' | 'profile-start' | 'profile-stop' }) => {
+// `ready`: the first app's URL and scenarios, and every app's (`apps`, in the order of the modes).
+process.send?.({ ready: { url: apps[0].url, scenarios: apps[0].scenarios, apps: apps.map(({ mode: of, url, scenarios }) => ({ mode: of, url, scenarios })) } });
+process.on('message', async (message: { type: 'cpu' | 'flush' | 'close' | 'profile-start' | 'profile-stop' }) => {
   if (message.type === 'cpu') return process.send?.({ cpu: process.cpuUsage() });
+  // Exports every ended span now (nothing when tracing is off): bench/tracing-instructions.bench.ts
+  // counts one export per window instead of its timer's, which the slowed process would fire ~50× as often.
+  if (message.type === 'flush') {
+    for (const app of apps) await app.flush();
+    return process.send?.({ flushed: true });
+  }
   if (message.type === 'profile-start' || message.type === 'profile-stop') return process.send?.({ profile: (await profile(message.type)) ?? null });
-  await app.close();
-  await store.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  for (const app of apps) await app.close();
   process.send?.({ closed: true });
   process.exit(0);
 });
