@@ -149,19 +149,21 @@ describe('CPU pool lanes', () => {
   });
 
   it('counts only running time toward the time limit, not the wait for a thread', async () => {
+    // A limit an echo keeps even on a loaded machine (at load 15 one took over 300 ms to answer).
+    const timeoutMs = 2000;
     const gate = newGate();
     const holder = pool.run(hold, { gate });
     await untilHolding(gate, 1);
     const waiting = [
-      pool.run(echo, { samples: new Int16Array(1), label: 'request' }, { timeoutMs: 300 }),
-      pool.run(echo, { samples: new Int16Array(1), label: 'live' }, { lane: 'live', timeoutMs: 300 }),
+      pool.run(echo, { samples: new Int16Array(1), label: 'request' }, { timeoutMs }),
+      pool.run(echo, { samples: new Int16Array(1), label: 'live' }, { lane: 'live', timeoutMs }),
     ];
     const back = newGate();
     const backgroundHolder = pool.run(hold, { gate: back }, { lane: 'background' });
     await untilHolding(back, 1);
-    const background = pool.run(echo, { samples: new Int16Array(1), label: 'background' }, { lane: 'background', timeoutMs: 300 });
+    const background = pool.run(echo, { samples: new Int16Array(1), label: 'background' }, { lane: 'background', timeoutMs });
     // Twice their time limit spent waiting.
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await new Promise((resolve) => setTimeout(resolve, 2 * timeoutMs));
     openGate(gate);
     openGate(back);
     await Promise.all([holder, backgroundHolder]);
