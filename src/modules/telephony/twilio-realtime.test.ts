@@ -71,7 +71,8 @@ describe('a speech-to-speech agent on a Twilio call', () => {
     const texts = ended.transcript.map((e: { role: string; text: string; interrupted?: boolean }) => `${e.role}${e.interrupted ? ' (cut)' : ''}: ${e.text}`);
     assert.equal(texts[0], 'agent: Hello, this is Ada from the bistro. How can I help?');
     assert.equal(texts[1], 'user: When do you open?');
-    assert.match(texts[2], /^agent \(cut\): We open at/);
+    // Cut where the caller spoke: on a loaded machine less of the answer is out by then (at load 11: 'We open').
+    assert.match(texts[2], /^agent \(cut\): We\b/);
     assert.deepEqual(texts.slice(3), ['user: Thanks, bye', 'agent: Goodbye!']);
     assert.ok(ended.latency.turns >= 1);
     assert.ok(ended.cost_usd > 0);
