@@ -7,7 +7,7 @@ import { createRuntimeSpeech } from '../providers/tts/runtime-speech.ts';
 import { FRAME_MS, FRAME_SAMPLES } from '../platform/audio/frames.ts';
 import { createVoiceActivityDetector } from './audio/vad.ts';
 import { createCallSession } from './call-session.ts';
-import { createScaledClock } from './clock.ts';
+import { createVirtualClock } from './virtual-clock.ts';
 import { createEarlyTranscriber } from './early-transcript.ts';
 import { createMediaPair } from '../providers/telephony/media-pair.ts';
 import type { SpeechToText } from '../ports/stt.ts';
@@ -167,7 +167,7 @@ describe('early transcription in a call session (sandbox caller, real VAD)', () 
 
   /** One caller line ("Goodbye!": no pause inside it) through a recogniser that notes whether each request came early. */
   async function callSaying(options: { stateless: boolean; earlyTranscriptMs?: number }) {
-    const clock = createScaledClock(50);
+    const clock = createVirtualClock({ speed: Number.POSITIVE_INFINITY });
     const { stream, far } = createMediaPair();
     const said = createPassThroughStt();
     const requests: Array<{ early: boolean }> = [];

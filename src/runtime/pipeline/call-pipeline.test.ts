@@ -9,7 +9,7 @@ import type { MediaStream } from '../../ports/media.ts';
 import type { CallMedia } from '../../ports/telephony.ts';
 import { createCallSession } from '../call-session.ts';
 import type { CallAgent } from '../call-agent.ts';
-import { createScaledClock } from '../clock.ts';
+import { createVirtualClock } from '../virtual-clock.ts';
 
 // The call shell's hang-up rule, on a cascade call (the speech-to-speech one: model-stages.test.ts):
 // the call hangs up whenever it ends the call itself — a rule, the API, a transport too slow for
@@ -19,7 +19,7 @@ import { createScaledClock } from '../clock.ts';
 const speech = createRuntimeSpeech(createTtsRegistry());
 
 function cascade(overrides: Partial<CallAgent>, transport: (stream: MediaStream) => MediaStream = (stream) => stream) {
-  const clock = createScaledClock(50);
+  const clock = createVirtualClock({ speed: Number.POSITIVE_INFINITY });
   const { stream, far } = createMediaPair();
   const seen = { hangups: [] as string[], errors: [] as string[] };
   const media: CallMedia = {
