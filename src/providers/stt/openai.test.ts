@@ -61,7 +61,7 @@ describe('OpenAI-compatible STT', () => {
     const { stream, far } = createMediaPair();
     // The simulated caller's own recogniser is not used: the call hears it through the HTTP adapter.
     const caller = createScriptedCaller({ clock, far, tts, voice: 'builtin-ben', script: ['Hello there, can you hear me?', 'Thanks, goodbye!'] }, { push: () => undefined });
-    const stt = createOpenAiStt({ baseUrl: fake.baseUrl, model: 'whisper-1', timeoutMs: 5000 });
+    const stt = createOpenAiStt({ baseUrl: fake.baseUrl, model: 'whisper-1', timeoutMs: 60_000 }); // a loaded machine may be slow; the failure tested is the 503
     const vad = await createVoiceActivityDetector({ mode: 2 });
     const errors: string[] = [];
     fake.set({ status: 503 });
