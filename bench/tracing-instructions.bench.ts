@@ -26,12 +26,13 @@
 //   a window), BENCH_TRACING_WARMUP (3000 a kind and app), BENCH_TRACING_DB=postgres (default) |
 //   pglite, BENCH_TRACING_MODES (off,off-b,on; any of bench/tracing.bench.ts's modes, off first)
 // Needs valgrind (Debian's `valgrind`: callgrind and callgrind_control). Slow: about 20 minutes.
-import { type ChildProcess, execFile, fork } from 'node:child_process';
+import { execFile, fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Pool } from 'undici';
+import { childReply } from './support/child-reply.ts';
 import { startOtlpSink } from './support/otlp-sink.ts';
 import type { TracingMode, TracingScenario } from './support/tracing-server.ts';
 
@@ -40,23 +41,19 @@ const REQUESTS = Number(process.env.BENCH_TRACING_REQUESTS ?? 200);
 const WARMUP = Number(process.env.BENCH_TRACING_WARMUP ?? 3000);
 const DB = process.env.BENCH_TRACING_DB ?? 'postgres';
 const MODES = (process.env.BENCH_TRACING_MODES ?? 'off,off-b,on').split(',') as TracingMode[];
+// BENCH_TRACING_COLLECT=1: each window starts after a full collection (not counted) and ends with
+// one (counted), so it pays for collecting exactly its own garbage; a round's empty window (a
+// collection with no requests before it) is what collecting costs with no garbage of a window's,
+// and is taken from every window. Major collections then no longer fall at random in one app's
+// window. BENCH_TRACING_NODE_FLAGS: V8 flags for the counted process; with COLLECT, by default,
+// no bytecode flushing (a forced collection would otherwise throw compiled code away) and one thread.
+const COLLECT = process.env.BENCH_TRACING_COLLECT === '1';
+const NODE_FLAGS = (process.env.BENCH_TRACING_NODE_FLAGS ?? (COLLECT ? '--no-flush-bytecode --single-threaded' : '')).split(' ').filter(Boolean);
 const GOAL = 0.05;
 if (MODES[0] !== 'off' || new Set(MODES).size !== MODES.length) throw new Error('BENCH_TRACING_MODES must start with off and list each mode once');
 const here = import.meta.dirname;
 const run = promisify(execFile);
 
-/** A child process's next reply. */
-function reply<T>(child: ChildProcess, message?: object): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const failed = (code: number | null) => reject(new Error(`server exited (${code})`));
-    child.once('exit', failed);
-    child.once('message', (answer) => {
-      child.off('exit', failed);
-      resolve(answer as T);
-    });
-    if (message) child.send(message);
-  });
-}
 
 type AppInfo = { mode: TracingMode; url: string; scenarios: TracingScenario[] };
 
@@ -65,11 +62,11 @@ async function startCounted(sink: string, outDir: string) {
   const outFile = path.join(outDir, 'server.out');
   const child = fork(path.join(here, 'support/tracing-server.ts'), {
     execPath: 'valgrind',
-    execArgv: ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${outFile}`, '--quiet', process.execPath, '--import', 'tsx'],
+    execArgv: ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${outFile}`, '--quiet', process.execPath, ...(COLLECT ? ['--expose-gc'] : []), ...NODE_FLAGS, '--import', 'tsx'],
     env: { ...process.env, BENCH_TRACING_MODE: MODES.join(','), BENCH_TRACING_DB: DB, BENCH_TRACING_SINK: sink, BENCH_TRACING_EXPORT_DELAY_MS: '600000' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const { ready } = await reply<{ ready: { apps: AppInfo[] } }>(child);
+  const { ready } = await childReply<{ ready: { apps: AppInfo[] } }>(child);
   const pools = ready.apps.map((app) => new Pool(app.url, { connections: 1, pipelining: 1, keepAliveTimeout: 600_000 }));
   const control = async (...args: string[]) => void (await run('callgrind_control', [...args, String(child.pid)]));
   let dumps = 0;
@@ -84,11 +81,10 @@ async function startCounted(sink: string, outDir: string) {
       if (answer.statusCode !== 200) throw new Error(`${MODES[m]} ${scenario.name}: ${answer.statusCode}`);
     }
   };
-  /** The instructions the whole process ran while the app of mode `m` answered n requests of a kind. */
-  const counted = async (m: number, kind: number, n: number) => {
+  /** Callgrind's total for what runs between instrumentation on and off. */
+  const count = async (work: () => Promise<void>) => {
     await control('--instr=on');
-    await send(m, kind, n);
-    await reply(child, { type: 'flush' });
+    await work();
     await control('--instr=off');
     await control('--dump');
     dumps += 1;
@@ -97,10 +93,20 @@ async function startCounted(sink: string, outDir: string) {
     if (!total) throw new Error(`no total in ${outFile}.${dumps}`);
     return Number(total[1]);
   };
+  const collect = () => childReply(child, { type: 'collect' });
+  /** The instructions the whole process ran while the app of mode `m` answered n requests of a kind (n = 0: no app, the collection alone). */
+  const counted = async (m: number, kind: number, n: number) => {
+    if (COLLECT) await collect();
+    return count(async () => {
+      if (n > 0) await send(m, kind, n);
+      await childReply(child, { type: 'flush' });
+      if (COLLECT) await collect();
+    });
+  };
   const close = async () => {
     for (const pool of pools) await pool.close();
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    await reply(child, { type: 'close' });
+    await childReply(child, { type: 'close' });
     await exited; // callgrind writes its last file as the process ends
   };
   return { scenarios: ready.apps[0].scenarios, send, counted, close };
@@ -125,9 +131,11 @@ async function sequence(server: Awaited<ReturnType<typeof startCounted>>) {
   const windows: number[][][] = MODES.map(() => server.scenarios.map(() => []));
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of server.scenarios.keys()) {
+      // With COLLECT, what a collection with no window's garbage costs, taken from this kind's windows.
+      const empty = COLLECT ? await server.counted(0, kind, 0) : 0;
       for (const step of MODES.keys()) {
         const m = (step + round + kind) % MODES.length;
-        windows[m][kind].push((await server.counted(m, kind, REQUESTS)) / REQUESTS);
+        windows[m][kind].push(((await server.counted(m, kind, REQUESTS)) - empty) / REQUESTS);
       }
     }
     console.log(`round ${round + 1} of ${ROUNDS} counted (load ${os.loadavg().map((n) => n.toFixed(1)).join(' ')})`);
@@ -179,7 +187,7 @@ async function main() {
     benchmark: 'tracing-instructions',
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, node: process.version, load_before: loadBefore, load_after: os.loadavg() },
-    setup: { database: DB, modes: MODES, rounds: ROUNDS, requests_per_window: REQUESTS, warmup_per_kind: WARMUP, counted: 'valgrind --tool=callgrind, one process serving every mode, its whole count toggled per window', goal: `tracing on (default) ≤ ${GOAL * 100} % instructions per request` },
+    setup: { database: DB, modes: MODES, rounds: ROUNDS, requests_per_window: REQUESTS, warmup_per_kind: WARMUP, counted: 'valgrind --tool=callgrind, one process serving every mode, its whole count toggled per window', collect_per_window: COLLECT, node_flags: NODE_FLAGS, goal: `tracing on (default) ≤ ${GOAL * 100} % instructions per request` },
     otlp_bytes_received: sink.bytes(),
     results,
     seconds: Math.round((Date.now() - started) / 1000),

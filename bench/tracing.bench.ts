@@ -13,6 +13,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { childReply } from './support/child-reply.ts';
 import type { LoadRequest, LoadResult } from './support/http-load.ts';
 import { startOtlpSink } from './support/otlp-sink.ts';
 import { openBenchPostgres } from './support/postgres.ts';
@@ -40,27 +41,16 @@ const RATE = process.env.BENCH_TRACING_RATE ? Number(process.env.BENCH_TRACING_R
 const PROFILE = process.env.BENCH_TRACING_PROFILE === '1';
 type ProfileShare = { busy_samples: number; inside_percent: number; gc_percent: number };
 
-/** A child process and its replies, one message at a time. */
-function ask<T>(child: ChildProcess, message: unknown): Promise<T> {
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('message', (reply) => {
-      child.off('error', reject);
-      resolve(reply as T);
-    });
-    if (message !== undefined) child.send(message as object);
-  });
-}
 
 async function startServer(mode: TracingMode, db: string, sink: string) {
   const child = fork(path.join(here, 'support/tracing-server.ts'), { execArgv: ['--import', 'tsx'], env: { ...process.env, BENCH_TRACING_MODE: mode, BENCH_TRACING_DB: db, BENCH_TRACING_SINK: sink } });
-  const { ready } = await ask<{ ready: { url: string; scenarios: TracingScenario[] } }>(child, undefined);
+  const { ready } = await childReply<{ ready: { url: string; scenarios: TracingScenario[] } }>(child);
   const cpu = async () => {
-    const { cpu: used } = await ask<{ cpu: NodeJS.CpuUsage }>(child, { type: 'cpu' });
+    const { cpu: used } = await childReply<{ cpu: NodeJS.CpuUsage }>(child, { type: 'cpu' });
     return used.user + used.system;
   };
-  const profile = async (step: 'profile-start' | 'profile-stop') => (await ask<{ profile: ProfileShare | null }>(child, { type: step })).profile;
-  return { mode, ...ready, cpu, profile, close: () => ask(child, { type: 'close' }) };
+  const profile = async (step: 'profile-start' | 'profile-stop') => (await childReply<{ profile: ProfileShare | null }>(child, { type: step })).profile;
+  return { mode, ...ready, cpu, profile, close: () => childReply(child, { type: 'close' }) };
 }
 
 // One load generator per server: the servers are loaded at the same time, so that whatever else
@@ -68,7 +58,7 @@ async function startServer(mode: TracingMode, db: string, sink: string) {
 const SIMULTANEOUS = process.env.BENCH_TRACING_SEQUENTIAL !== '1';
 const loaders = MODES.map(() => fork(path.join(here, 'support/http-load.ts'), { execArgv: ['--import', 'tsx'] }));
 async function load(loader: ChildProcess, request: LoadRequest): Promise<LoadResult> {
-  const reply = await ask<{ result?: LoadResult; error?: string }>(loader, request);
+  const reply = await childReply<{ result?: LoadResult; error?: string }>(loader, request);
   if (!reply.result) throw new Error(reply.error);
   return reply.result;
 }
