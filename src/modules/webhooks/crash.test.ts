@@ -53,7 +53,9 @@ function runChild(env: Record<string, string>): { child: ChildProcess; exited: P
   return { child, exited };
 }
 
-it(`loses no event when a worker is killed with SIGKILL in the middle of a burst of ${BURST}`, { timeout: 100_000 }, async (t) => {
+// The time limits are generous: on a loaded machine (load 15, two suites side by side) the two
+// children took over 100 s; a slow run is not a lost event.
+it(`loses no event when a worker is killed with SIGKILL in the middle of a burst of ${BURST}`, { timeout: 240_000 }, async (t) => {
   const receiver = await startReceiver(() => 200);
   after(() => receiver.close());
   const dbEnv = await prepareDatabase();
@@ -72,13 +74,13 @@ it(`loses no event when a worker is killed with SIGKILL in the middle of a burst
   const emitted = path.join(work, 'emitted');
   const first = runChild({ ...common, CRASH_EMIT: String(BURST), CRASH_EMITTED: emitted });
   const allCommitted = (async () => {
-    for (let i = 0; i < 3000 && !fs.existsSync(emitted); i++) await new Promise((r) => setTimeout(r, 20));
-    if (!fs.existsSync(emitted)) throw new Error('the burst was not committed within 60 s');
+    for (let i = 0; i < 6000 && !fs.existsSync(emitted); i++) await new Promise((r) => setTimeout(r, 20));
+    if (!fs.existsSync(emitted)) throw new Error('the burst was not committed within 120 s');
   })();
   // Kill once the whole burst is committed and deliveries are under way (the child starts its
   // worker after the last commit), not after they end.
   await Promise.race([
-    Promise.all([allCommitted, receiver.waitFor(KILL_AFTER, 60_000)]),
+    Promise.all([allCommitted, receiver.waitFor(KILL_AFTER, 120_000)]),
     first.exited.then((code) => {
       throw new Error(`the first worker exited early (${code})`);
     }),
