@@ -26,8 +26,9 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-voice-'));
 const raw = path.join(work, 'raw.wav');
 const speech = path.join(work, 'speech.wav');
 execFileSync('espeak-ng', ['-v', 'en-us', '-s', '150', '-w', raw, 'Hello there. What time do you open tomorrow morning?']);
-// Silence first: the greeting plays in full before the "caller" speaks (speech over it would barge in).
-execFileSync('sox', [raw, '-r', '48000', '-c', '1', '-b', '16', speech, 'pad', '8', '1']);
+// Silence first: the greeting plays in full before the "caller" speaks (speech over it would barge
+// in), however long a loaded machine takes to start the call (8 s of it were once too few).
+execFileSync('sox', [raw, '-r', '48000', '-c', '1', '-b', '16', speech, 'pad', '30', '1']);
 
 const port = await freePort();
 const platformUrl = `http://127.0.0.1:${port}`;
