@@ -19,8 +19,11 @@
 // to ten minutes (its longest) and each window ends with a flush (one export a window, or more
 // when a batch fills): under callgrind a request is some 50 times slower, so a timer-driven export
 // would run 50 times as often per request as it does at full speed and its fixed cost be counted
-// 50 times over. The headline figure is a mode's windows together against the tracing-off app's
-// (a lump such as a major collection averages out over the run), with the per-window median beside it.
+// 50 times over. What is compared is the program's count: the window's total less V8's lumps on
+// the side — TurboFan compiling, deoptimising, full collections — which fall in one app's window or
+// another at random and swing a window's total by 2-3 times (bench/support/callgrind-split.ts; they
+// are reported beside it, per request over the run). The headline figure is a mode's windows
+// together against the tracing-off app's, with the per-window median beside it.
 // Goal: tracing on costs ≤ 5 % of a request's instructions, on every request kind.
 //   npm run bench -- tracing-instructions   BENCH_TRACING_ROUNDS (8), BENCH_TRACING_REQUESTS (200
 //   a window), BENCH_TRACING_WARMUP (3000 a kind and app), BENCH_TRACING_DB=postgres (default) |
@@ -32,6 +35,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Pool } from 'undici';
+import { type CallgrindSplit, type Side, splitCallgrindDump } from './support/callgrind-split.ts';
 import { childReply } from './support/child-reply.ts';
 import { startOtlpSink } from './support/otlp-sink.ts';
 import type { TracingMode, TracingScenario } from './support/tracing-server.ts';
@@ -41,14 +45,11 @@ const REQUESTS = Number(process.env.BENCH_TRACING_REQUESTS ?? 200);
 const WARMUP = Number(process.env.BENCH_TRACING_WARMUP ?? 3000);
 const DB = process.env.BENCH_TRACING_DB ?? 'postgres';
 const MODES = (process.env.BENCH_TRACING_MODES ?? 'off,off-b,on').split(',') as TracingMode[];
-// BENCH_TRACING_COLLECT=1: each window starts after a full collection (not counted) and ends with
-// one (counted), so it pays for collecting exactly its own garbage; a round's empty window (a
-// collection with no requests before it) is what collecting costs with no garbage of a window's,
-// and is taken from every window. Major collections then no longer fall at random in one app's
-// window. BENCH_TRACING_NODE_FLAGS: V8 flags for the counted process; with COLLECT, by default,
-// no bytecode flushing (a forced collection would otherwise throw compiled code away) and one thread.
-const COLLECT = process.env.BENCH_TRACING_COLLECT === '1';
-const NODE_FLAGS = (process.env.BENCH_TRACING_NODE_FLAGS ?? (COLLECT ? '--no-flush-bytecode --single-threaded' : '')).split(' ').filter(Boolean);
+// BENCH_TRACING_NODE_FLAGS: V8 flags for the counted process; by default one thread (compilation,
+// marking and sweeping on the main thread, in the order the requests set them off) and no
+// incremental marking (a full collection is then one pause, all of it in the collector's code:
+// incremental marking's write barriers run inside the program's code and cannot be told apart).
+const NODE_FLAGS = (process.env.BENCH_TRACING_NODE_FLAGS ?? '--single-threaded --no-incremental-marking').split(' ').filter(Boolean);
 const GOAL = 0.05;
 if (MODES[0] !== 'off' || new Set(MODES).size !== MODES.length) throw new Error('BENCH_TRACING_MODES must start with off and list each mode once');
 const here = import.meta.dirname;
@@ -62,7 +63,7 @@ async function startCounted(sink: string, outDir: string) {
   const outFile = path.join(outDir, 'server.out');
   const child = fork(path.join(here, 'support/tracing-server.ts'), {
     execPath: 'valgrind',
-    execArgv: ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${outFile}`, '--quiet', process.execPath, ...(COLLECT ? ['--expose-gc'] : []), ...NODE_FLAGS, '--import', 'tsx'],
+    execArgv: ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${outFile}`, '--quiet', process.execPath, ...NODE_FLAGS, '--import', 'tsx'],
     env: { ...process.env, BENCH_TRACING_MODE: MODES.join(','), BENCH_TRACING_DB: DB, BENCH_TRACING_SINK: sink, BENCH_TRACING_EXPORT_DELAY_MS: '600000' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -81,27 +82,18 @@ async function startCounted(sink: string, outDir: string) {
       if (answer.statusCode !== 200) throw new Error(`${MODES[m]} ${scenario.name}: ${answer.statusCode}`);
     }
   };
-  /** Callgrind's total for what runs between instrumentation on and off. */
-  const count = async (work: () => Promise<void>) => {
+  /**
+   * What the whole process ran while the app of mode `m` answered n requests of a kind and exported
+   * their spans: callgrind's count, split into the program's and V8's lumps on the side.
+   */
+  const counted = async (m: number, kind: number, n: number) => {
     await control('--instr=on');
-    await work();
+    await send(m, kind, n);
+    await childReply(child, { type: 'flush' });
     await control('--instr=off');
     await control('--dump');
     dumps += 1;
-    const text = fs.readFileSync(`${outFile}.${dumps}`, 'utf8');
-    const total = /^totals: (\d+)/m.exec(text) ?? /^summary: (\d+)/m.exec(text);
-    if (!total) throw new Error(`no total in ${outFile}.${dumps}`);
-    return Number(total[1]);
-  };
-  const collect = () => childReply(child, { type: 'collect' });
-  /** The instructions the whole process ran while the app of mode `m` answered n requests of a kind (n = 0: no app, the collection alone). */
-  const counted = async (m: number, kind: number, n: number) => {
-    if (COLLECT) await collect();
-    return count(async () => {
-      if (n > 0) await send(m, kind, n);
-      await childReply(child, { type: 'flush' });
-      if (COLLECT) await collect();
-    });
+    return splitCallgrindDump(`${outFile}.${dumps}`);
   };
   const close = async () => {
     for (const pool of pools) await pool.close();
@@ -128,14 +120,12 @@ async function sequence(server: Awaited<ReturnType<typeof startCounted>>) {
   for (let done = 0; done < WARMUP; done += 100) {
     for (const m of MODES.keys()) for (const kind of server.scenarios.keys()) await server.send(m, kind, Math.min(100, WARMUP - done));
   }
-  const windows: number[][][] = MODES.map(() => server.scenarios.map(() => []));
+  const windows: CallgrindSplit[][][] = MODES.map(() => server.scenarios.map(() => []));
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of server.scenarios.keys()) {
-      // With COLLECT, what a collection with no window's garbage costs, taken from this kind's windows.
-      const empty = COLLECT ? await server.counted(0, kind, 0) : 0;
       for (const step of MODES.keys()) {
         const m = (step + round + kind) % MODES.length;
-        windows[m][kind].push(((await server.counted(m, kind, REQUESTS)) - empty) / REQUESTS);
+        windows[m][kind].push(await server.counted(m, kind, REQUESTS));
       }
     }
     console.log(`round ${round + 1} of ${ROUNDS} counted (load ${os.loadavg().map((n) => n.toFixed(1)).join(' ')})`);
@@ -156,7 +146,7 @@ async function main() {
   const outDir = kept ? path.resolve(kept) : fs.mkdtempSync(path.join(os.tmpdir(), 'vap-bench-callgrind-'));
   const loadBefore = os.loadavg();
   const server = await startCounted(sink.url, outDir);
-  let windows: number[][][];
+  let windows: CallgrindSplit[][][];
   try {
     windows = await sequence(server);
   } finally {
@@ -164,21 +154,33 @@ async function main() {
     if (!kept) fs.rmSync(outDir, { recursive: true, force: true });
   }
   if (MODES.some((mode) => mode.startsWith('on')) && sink.bytes() === 0) throw new Error('no span reached the sink: tracing was not on');
+  const perRequest = (values: number[]) => Math.round(sum(values) / values.length / REQUESTS);
+  const signed = (value: number) => `${value >= 0 ? '+' : ''}${value} %`;
   const results = server.scenarios.map(({ name }, index) => {
-    const off = windows[0][index];
+    const off = windows[0][index].map((w) => w.program);
     const byMode = Object.fromEntries(
       MODES.map((mode, m) => {
         const own = windows[m][index];
-        // Window by window against the tracing-off app's window of the same round, then the median.
-        const ratios = own.map((value, round) => value / off[round] - 1);
-        // And all windows together: a major collection or a recompilation is a lump that falls in
-        // one app's window; over every window of the run it falls about as often in each app's.
-        const overall = sum(own) / sum(off) - 1;
-        return [mode.replaceAll('-', '_'), { instructions_per_request: Math.round(sum(own) / own.length), by_round: own.map(Math.round), vs_off_pct: pct(overall), vs_off_window_median_pct: pct(median(ratios)), vs_off_by_round_pct: ratios.map(pct) }];
+        const program = own.map((w) => w.program);
+        // The program's count window by window against the tracing-off app's window of the same
+        // round, then the median; and all windows together (the headline).
+        const ratios = program.map((value, round) => value / off[round] - 1);
+        const sides = Object.fromEntries((['compile', 'deoptimize', 'full_gc'] as Side[]).map((side) => [side, perRequest(own.map((w) => w.sides[side]))]));
+        const figures = {
+          instructions_per_request: perRequest(program),
+          by_round: program.map((value) => Math.round(value / REQUESTS)),
+          vs_off_pct: pct(sum(program) / sum(off) - 1),
+          vs_off_window_median_pct: pct(median(ratios)),
+          vs_off_by_round_pct: ratios.map(pct),
+          // V8's lumps, a request's share over the run: not in the figures above (they fall at random in one app's window or another).
+          side_instructions_per_request: sides,
+          total_vs_off_pct: pct(sum(own.map((w) => w.total)) / sum(windows[0][index].map((w) => w.total)) - 1),
+        };
+        return [mode.replaceAll('-', '_'), figures];
       }),
     );
     const on = MODES.includes('on') ? byMode.on.vs_off_pct : null;
-    const figures = MODES.slice(1).map((mode) => `${mode} ${byMode[mode.replaceAll('-', '_')].vs_off_pct >= 0 ? '+' : ''}${byMode[mode.replaceAll('-', '_')].vs_off_pct} %`);
+    const figures = MODES.slice(1).map((mode) => `${mode} ${signed(byMode[mode.replaceAll('-', '_')].vs_off_pct)} (median window ${signed(byMode[mode.replaceAll('-', '_')].vs_off_window_median_pct)})`);
     console.log(`${DB.padEnd(8)} ${name.padEnd(42)} off ${(byMode.off.instructions_per_request / 1e6).toFixed(2)} M instructions a request · ${figures.join(' · ')}`);
     return { scenario: name, ...byMode, ...(on === null ? {} : { goal_met: on <= GOAL * 100 }) };
   });
@@ -187,7 +189,7 @@ async function main() {
     benchmark: 'tracing-instructions',
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, node: process.version, load_before: loadBefore, load_after: os.loadavg() },
-    setup: { database: DB, modes: MODES, rounds: ROUNDS, requests_per_window: REQUESTS, warmup_per_kind: WARMUP, counted: 'valgrind --tool=callgrind, one process serving every mode, its whole count toggled per window', collect_per_window: COLLECT, node_flags: NODE_FLAGS, goal: `tracing on (default) ≤ ${GOAL * 100} % instructions per request` },
+    setup: { database: DB, modes: MODES, rounds: ROUNDS, requests_per_window: REQUESTS, warmup_per_kind: WARMUP, counted: 'valgrind --tool=callgrind, one process serving every mode, its whole count toggled per window; compared: the program\'s count, less V8\'s compilation, deoptimisation and full collections (bench/support/callgrind-split.ts)', node_flags: NODE_FLAGS, goal: `tracing on (default) ≤ ${GOAL * 100} % instructions per request` },
     otlp_bytes_received: sink.bytes(),
     results,
     seconds: Math.round((Date.now() - started) / 1000),

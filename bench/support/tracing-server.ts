@@ -3,7 +3,7 @@
 // limits, the gate, schemas), with tracing off or on as BENCH_TRACING_MODE says, on a PGlite of
 // its own or a PostgreSQL schema of its own (BENCH_TRACING_DB); or several such apps in the one
 // process (a list of modes). It seeds a user, an API key and an agent in each, tells its parent
-// the scenarios, then answers `cpu` (its process.cpuUsage()), `flush`, `collect` and `close`.
+// the scenarios, then answers `cpu` (its process.cpuUsage()), `flush` and `close`.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import inspector from 'node:inspector/promises';
@@ -107,15 +107,8 @@ async function profile(step: 'profile-start' | 'profile-stop') {
 
 // `ready`: the first app's URL and scenarios, and every app's (`apps`, in the order of the modes).
 process.send?.({ ready: { url: apps[0].url, scenarios: apps[0].scenarios, apps: apps.map(({ mode: of, url, scenarios }) => ({ mode: of, url, scenarios })) } });
-process.on('message', async (message: { type: 'cpu' | 'flush' | 'collect' | 'close' | 'profile-start' | 'profile-stop' }) => {
+process.on('message', async (message: { type: 'cpu' | 'flush' | 'close' | 'profile-start' | 'profile-stop' }) => {
   if (message.type === 'cpu') return process.send?.({ cpu: process.cpuUsage() });
-  // A full collection now (node --expose-gc): tracing-instructions.bench.ts with BENCH_TRACING_COLLECT=1.
-  if (message.type === 'collect') {
-    const collect = (globalThis as { gc?: () => void }).gc;
-    if (!collect) throw new Error('collect needs node --expose-gc');
-    collect();
-    return process.send?.({ collected: true });
-  }
   // Exports every ended span now (nothing when tracing is off): bench/tracing-instructions.bench.ts
   // counts one export per window instead of its timer's, which the slowed process would fire ~50× as often.
   if (message.type === 'flush') {
