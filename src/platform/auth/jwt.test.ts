@@ -28,7 +28,19 @@ describe('access token verification', async () => {
     const res = await t.request({ ...me, token: forever });
     assert.equal(res.statusCode, 401, res.body);
     assert.equal(res.json().code, 'invalid_token');
+    assert.equal(res.json().detail, 'the access token is invalid');
     assert.equal(res.headers['www-authenticate'], 'Bearer error="invalid_token"');
+  });
+
+  it('an expired token: 401 token_expired, telling the client to refresh it, in the body and in WWW-Authenticate', async () => {
+    const user = await signUp(t);
+    const { sub, sid } = decodeJwt(user.accessToken);
+    const expired = await forge(t.jwtSecret, { sub, sid, exp: Math.floor(Date.now() / 1000) - 1 });
+    const res = await t.request({ method: 'GET', url: '/v1/auth/me', token: expired });
+    assert.equal(res.statusCode, 401, res.body);
+    assert.equal(res.json().code, 'token_expired');
+    assert.equal(res.json().detail, 'the access token has expired; refresh it');
+    assert.equal(res.headers['www-authenticate'], 'Bearer error="invalid_token", error_description="token_expired"');
   });
 
   it('refuses a token whose exp is not a number', async () => {
