@@ -24,6 +24,7 @@ const AUTH_TESTS = [
   'src/platform/auth/passwords.test.ts',
   'src/platform/auth/jwt-secret.test.ts',
   'src/platform/auth/jwt-signer.test.ts',
+  'src/platform/auth/gate-cache-rules.test.ts',
   'src/platform/auth/gate.test.ts',
   'src/platform/auth/jwt.test.ts',
   'src/platform/auth/gate-cache.test.ts',
