@@ -57,6 +57,39 @@ describe('the gate', () => {
     assert.deepEqual(closing.cache.key(HASH), verdict, "the closed gate's cache no longer hears the bus");
   });
 
+  it('a gate closed twice leaves the bus once: a gate that joins afterwards shares the bus with the gates still open', async (t) => {
+    const database = await testDatabase();
+    const closing = gateOn(t, database);
+    const staying = gateOn(t, database);
+    await Promise.all([closing.ready(), staying.ready()]);
+    await closing.close();
+    await closing.close();
+    const joining = gateOn(t, database);
+    await joining.ready();
+    staying.cache.putKey(HASH, verdict, staying.cache.generation);
+    await joining.publish([{ kind: 'key', id: verdict.id }]);
+    assert.equal(staying.cache.key(HASH), undefined, "the newcomer's publication reached the gate still open");
+  });
+
+  it('publishing no events leaves the lookups in flight free to store what they read', async (t) => {
+    const gate = gateOn(t, await otherHandle());
+    await gate.ready();
+    const since = gate.cache.generation;
+    await gate.publish([]);
+    gate.cache.putKey(HASH, verdict, since);
+    assert.deepEqual(gate.cache.key(HASH), verdict);
+  });
+
+  it('on PGlite, ready() does not wait: there is no LISTEN connection to wait for', { skip: usingPostgres() && 'PGlite only' }, async (t) => {
+    const gate = gateOn(t, await otherHandle());
+    let ready = false;
+    void gate.ready().then(() => {
+      ready = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(ready, true);
+  });
+
   it('on PostgreSQL, serves nothing before its LISTEN connection is up, and serves once ready() has resolved', { skip: !usingPostgres() && 'PostgreSQL only (TEST_DATABASE_URL)' }, async (t) => {
     const gate = gateOn(t, await otherHandle());
     assert.equal(gate.serving, false);
