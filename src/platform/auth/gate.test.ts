@@ -98,19 +98,4 @@ describe('the gate', () => {
     await gate.ready();
     assert.equal(gate.serving, true);
   });
-
-  it('on PostgreSQL, the LISTEN connection goes back to the pool with the last gate of its handle, not before', { skip: !usingPostgres() && 'PostgreSQL only (TEST_DATABASE_URL)' }, async (t) => {
-    const database = await otherHandle();
-    const pool = database.pool;
-    assert.ok(pool);
-    const checkedOut = () => pool.totalCount - pool.idleCount;
-    const first = gateOn(t, database);
-    const second = gateOn(t, database);
-    await Promise.all([first.ready(), second.ready()]);
-    assert.equal(checkedOut(), 1, 'one LISTEN connection for the handle');
-    await first.close();
-    assert.equal(checkedOut(), 1, 'still listening for the gate still open');
-    await second.close();
-    assert.equal(checkedOut(), 0);
-  });
 });
