@@ -55,7 +55,6 @@ if (MODES[0] !== 'off' || new Set(MODES).size !== MODES.length) throw new Error(
 const here = import.meta.dirname;
 const run = promisify(execFile);
 
-
 type AppInfo = { mode: TracingMode; url: string; scenarios: TracingScenario[] };
 
 /** The platform apps of every mode, in one process under callgrind, its instrumentation off until a window is counted. */

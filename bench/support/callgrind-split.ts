@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 // (scavenges: paid in proportion to what a request allocates) — repeats from window to window.
 //
 // The dump holds each function's own cost and, per call edge, the inclusive cost of that call. A
-// side is its entry points and every function nearly all of whose cost (99 %) comes from calls made
+// side is its entry points and every function nearly all of whose cost (95 %) comes from calls made
 // inside the side (a helper the program also calls now and then for little stays in it; so does a
 // cycle of functions calling each other, the marking visitor's, fed from inside); its cost
 // is the own cost of those functions. Own costs, not the inclusive cost of the calls into the
@@ -86,7 +86,7 @@ export function splitCallgrindDump(file: string): CallgrindSplit {
     const entries = new Set([...names].filter(([, name]) => SIDES[side].some((entry) => name.startsWith(entry))).map(([id]) => id));
     // The largest such set (a cycle fed only from inside the side stays in it): start from every
     // function and drop, until none is left to drop, each that is not an entry point and takes
-    // more than 1 % of its cost from calls made outside.
+    // more than 5 % of its cost from calls made outside.
     const inside = new Set([...entries, ...edges.keys()]);
     for (let shrank = true; shrank; ) {
       shrank = false;
