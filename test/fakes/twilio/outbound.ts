@@ -25,6 +25,8 @@ const DEFAULT_RING_MS = 100;
 const DEFAULT_AMD_MS = 1500;
 /** Between leaving the queue and the far end ringing (call time). */
 const SETUP_MS = 20;
+/** How long a verdict that waits for the agent's words waits for them (wall time). */
+const AGENT_WORDS_WAIT_MS = 60_000;
 
 export async function dialOutbound(call: CallRecord, plan: OutboundPlan, callee: FakeCallee): Promise<void> {
   const { timers, speed } = call.ctx;
@@ -66,6 +68,12 @@ async function answer(call: CallRecord, plan: OutboundPlan, callee: FakeCallee):
   } else if (plan.machineDetection && callee.verdictBeforeMedia) {
     await timers.sleep(detectionMs / speed);
     await reportAsyncAmd(call, plan, detected);
+  } else if (plan.machineDetection && callee.verdictWhileAgentSpeaks) {
+    void call.playback
+      .waitForSpeech(AGENT_WORDS_WAIT_MS)
+      .then(() => timers.sleep(detectionMs / speed))
+      .then(() => reportAsyncAmd(call, plan, detected))
+      .catch((error: Error) => call.warn(`no machine verdict: ${error.message}`));
   } else if (plan.machineDetection) {
     timers.after(detectionMs / speed, () => void reportAsyncAmd(call, plan, detected));
   }

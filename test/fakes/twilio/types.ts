@@ -57,6 +57,12 @@ export interface FakeCallee {
    * to the platform, or a loaded platform, puts them in this order).
    */
   verdictBeforeMedia?: boolean;
+  /**
+   * With AsyncAmd: the detection's result is POSTed `amdDelayMs` after the platform's first words
+   * started to play, not after the answer: the verdict that comes while the agent talks over the
+   * machine's greeting, whatever a loaded machine does to the platform's start.
+   */
+  verdictWhileAgentSpeaks?: boolean;
 }
 
 export interface FakeCall {
