@@ -186,6 +186,21 @@ describe('fake Twilio', () => {
     await call.hangUp();
   });
 
+  test('async AMD with verdictWhileAgentSpeaks: the verdict waits for the platform to speak, then comes amdDelayMs later', async () => {
+    const to = '+15005550010';
+    fake.setCallee(to, { answer: 'machine', amdDelayMs: 200, verdictWhileAgentSpeaks: true });
+    const { call, stream, streamSid } = await connectedCall(to, { machineDetection: 'DetectMessageEnd', asyncAmd: 'true', asyncAmdStatusCallback: platform.url('/amd') });
+    const amdFor = () => platform.received('/amd').find((request) => request.params.CallSid === call.sid);
+    // 200 ms of call time is 20 ms here: five times that and still nothing, as the platform said nothing.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(amdFor(), undefined, 'no verdict before the platform speaks');
+    stream.send({ event: 'media', streamSid, media: { payload: mulawTone(2000) } });
+    await call.waitForAgentAudio();
+    const amd = await until(amdFor, 'the AMD callback');
+    assert.deepEqual([amd.signatureValid, amd.params.AnsweredBy, amd.params.MachineDetectionDuration], [true, 'machine_end_beep', '200']);
+    await call.hangUp();
+  });
+
   test('sync AMD sends AnsweredBy with the voice webhook', async () => {
     const to = '+15005550008';
     fake.setCallee(to, { answer: 'human', amdDelayMs: 800 });
