@@ -21,6 +21,11 @@ const root = path.resolve(import.meta.dirname, '..');
 
 /** The test files that may kill the auth folder's mutants (the folder and its parts below), cheapest first. */
 const AUTH_TESTS = [
+  // The request gate's rules (authenticate.ts) and the key-use bookkeeping (api-key-usage.ts) on a
+  // small in-process app: seconds, where the HTTP files below take minutes.
+  'src/platform/auth/api-key-usage.test.ts',
+  'src/platform/auth/authenticate-rules.test.ts',
+  'src/platform/auth/authenticate-scopes.test.ts',
   'src/platform/auth/passwords.test.ts',
   'src/platform/auth/jwt-secret.test.ts',
   'src/platform/auth/jwt-signer.test.ts',
