@@ -78,6 +78,8 @@ const FOLDERS = {
   campaigns: {
     dir: 'src/modules/campaigns',
     tests: [
+      // The dialer's statements against the database, rows written directly: seconds, before the HTTP and sandbox files.
+      'src/modules/campaigns/dialer-sql-rules.test.ts',
       'src/modules/campaigns/calling-window.test.ts',
       'src/modules/campaigns/concurrency.test.ts',
       'src/modules/campaigns/csv-injection.test.ts',
