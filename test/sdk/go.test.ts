@@ -10,7 +10,7 @@ import { withFieldTypeChanged, withOperationAdded } from './spec-changes.ts';
 // The Go SDK (sdks/go, standard library only): its generated code is what openapi.json gives (a
 // changed field type or a new operation fails the check), it is gofmt- and vet-clean, and its own
 // `go test` suite (unit tests against a local fake, then `-tags integration` against the real
-// platform started here with 2-second access tokens) passes. Go's build cache lives in the
+// platform started here with 3-second access tokens) passes. Go's build cache lives in the
 // repository's ignored .test-work/ so a second run compiles nothing; no module is downloaded.
 
 const root = path.resolve(import.meta.dirname, '..', '..');

@@ -8,7 +8,7 @@ import { startPlatform } from './platform.ts';
 
 // The Python SDK (sdks/python, standard library only): its generated code is what openapi.json
 // gives (a changed field type fails the check), and its own unittest suite runs against the real
-// platform started here (2-second access tokens) and a local fake for retries.
+// platform started here (3-second access tokens) and a local fake for retries.
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const sdk = path.join(root, 'sdks', 'python');

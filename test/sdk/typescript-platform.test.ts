@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
+import { decodeJwt } from 'jose';
 import WebSocket from 'ws';
 import { AuthenticationError, toFile, ValidationError, VoiceAgent, WebhookVerificationError } from '../../sdks/typescript/src/index.ts';
 import { uniqueEmail } from '../support/fixtures.ts';
 import { startPlatform } from './platform.ts';
 
-// The TypeScript SDK against the real platform (listening, workers running, 2-second access
+// The TypeScript SDK against the real platform (listening, workers running, 3-second access
 // tokens): login and the shared refresh, typed validation errors, pagination, streamed uploads
 // and downloads, workspaces, voice sessions and their media socket. The quickstart flow (call,
 // recording, webhooks) is typescript-quickstart.test.ts.
@@ -30,9 +31,12 @@ async function account() {
   return { client, calls, email };
 }
 
-/** Waits out the access token (2 s here): the next request meets token_expired. */
+/**
+ * Waits out the access token (3 s here) by its own `exp` claim, which the server rounds up (it may
+ * outlive the `expires_in` the SDK counts from by up to a second): the next request meets token_expired.
+ */
 async function expire(client: VoiceAgent) {
-  const until = client.tokens!.expiresAt + 50;
+  const until = (decodeJwt(client.tokens!.accessToken).exp ?? 0) * 1000 + 50;
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now())));
 }
 

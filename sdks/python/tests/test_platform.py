@@ -1,8 +1,10 @@
 """The SDK against the real platform at VAP_BASE_URL (started by test/sdk/python.test.ts with
-2-second access tokens): login and the shared refresh, typed errors, pagination, streamed uploads
+3-second access tokens): login and the shared refresh, typed errors, pagination, streamed uploads
 and downloads, workspaces, voice sessions, and the README's quickstart run as printed."""
 
+import base64
 import io
+import json
 import os
 import re
 import subprocess
@@ -32,7 +34,11 @@ def account():
 
 
 def expire(client: VoiceAgent) -> None:
-    time.sleep(max(0.0, client.tokens.expires_at + 0.05 - time.time()))
+    """Waits out the access token by its own ``exp`` claim, which the server rounds up: it may
+    outlive the ``expires_in`` the SDK counts from by up to a second."""
+    payload = client.tokens.access_token.split(".")[1]
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    time.sleep(max(0.0, claims["exp"] + 0.05 - time.time()))
 
 
 class PlatformTest(unittest.TestCase):

@@ -56,10 +56,21 @@ describe('access token verification', async () => {
     const now = new Date('2026-11-23T10:00:00.000Z');
     const token = await signer.sign({ sub: 'usr_1', sid: 'ses_1' }, now);
     const claims = decodeJwt(token);
-    assert.equal(claims.exp, Math.floor(now.getTime() / 1000) + 3600);
+    assert.deepEqual({ iat: claims.iat, exp: claims.exp }, { iat: now.getTime() / 1000, exp: now.getTime() / 1000 + 3600 });
     assert.deepEqual(await signer.verify(token, now), { sub: 'usr_1', sid: 'ses_1' });
     const bare = await forge('a-test-secret-of-enough-length-0123456789', { sub: 'usr_1', sid: 'ses_1' });
     await assert.rejects(signer.verify(bare, now), (error: { code?: string }) => error.code === 'invalid_token');
+  });
+
+  it('a token signed within a second lives at least the lifetime expires_in promises, not up to a second less (unit)', async () => {
+    const signer = createJwtSigner('a-test-secret-of-enough-length-0123456789', 2);
+    // 10:00:00.990: exp 10:00:03, not 10:00:02 (which would leave the client 1.01 s of the 2 it was told).
+    const now = new Date('2026-11-23T10:00:00.990Z');
+    const token = await signer.sign({ sub: 'usr_1', sid: 'ses_1' }, now);
+    const claims = decodeJwt(token);
+    assert.deepEqual({ iat: claims.iat, exp: claims.exp }, { iat: Math.floor(now.getTime() / 1000), exp: Math.ceil(now.getTime() / 1000) + 2 });
+    assert.deepEqual(await signer.verify(token, new Date(now.getTime() + 2_000)), { sub: 'usr_1', sid: 'ses_1' });
+    await assert.rejects(signer.verify(token, new Date('2026-11-23T10:00:03.000Z')), (error: { code?: string }) => error.code === 'token_expired');
   });
 
   it('a remembered token still expires at its exp, by the clock it is verified with (unit)', async () => {

@@ -53,11 +53,14 @@ export function createJwtSigner(secret: string, ttlSeconds: number) {
     ttlSeconds,
     async sign(claims: AccessClaims, now: Date): Promise<string> {
       const iat = Math.floor(now.getTime() / 1000);
+      // `exp` rounded up, not down: the token lives at least the `expires_in` the client is told
+      // (`ttlSeconds`), never up to a second less. A client refreshing at half that lifetime
+      // before a body it cannot resend keeps the other half as margin.
       return new SignJWT({ sid: claims.sid })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject(claims.sub)
         .setIssuedAt(iat)
-        .setExpirationTime(iat + ttlSeconds)
+        .setExpirationTime(Math.ceil(now.getTime() / 1000) + ttlSeconds)
         .sign(key);
     },
     /** Throws 401 `token_expired` or `invalid_token`. */
