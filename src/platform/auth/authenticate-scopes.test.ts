@@ -89,6 +89,18 @@ describe('the workspace a user acts in', async () => {
       assertProblem(await request(g.app, 'GET', `/workspaces/${ada.workspaceId}%00/things`, { token }), 404, 'not_found', NOT_FOUND);
     }
   });
+
+  it('an empty workspace in the path, or a workspaceParam naming no path parameter, is not found: not their first workspace', async () => {
+    const ada = await g.tenant();
+    const key = await g.apiKey(ada.workspaceId, 'admin');
+    for (const token of [ada.token, key.key]) {
+      for (const url of ['/workspaces//things', `/misnamed/${ada.workspaceId}`]) {
+        const res = await request(g.app, 'GET', url, { token });
+        assertProblem(res, 404, 'not_found', NOT_FOUND);
+        assert.equal(contextOf(res), null, url);
+      }
+    }
+  });
 });
 
 describe('the workspace an API key acts in', async () => {

@@ -180,8 +180,10 @@ export function registerAuthentication(app: FastifyInstance, deps: Authenticatio
     // onRequest runs before Fastify validates params, but it has already matched and parsed them.
     const params = request.params as Record<string, string> | undefined;
     const fromParam = access.workspaceParam ? (params?.[access.workspaceParam] ?? '') : undefined;
-    // No workspace id holds U+0000 (and the database refuses one): not found, before any query.
-    if (fromParam?.includes('\u0000')) throw new AppError('not_found', 'workspace not found');
+    // A path naming the empty workspace (`/workspaces//…`, or a workspaceParam that names no path
+    // parameter) names none, not "the caller's first"; no workspace id holds U+0000 either (and the
+    // database refuses one): not found, before any query.
+    if (fromParam === '' || fromParam?.includes('\u0000')) throw new AppError('not_found', 'workspace not found');
     if (principal.type === 'api_key' && access.userOnly) {
       // Refused whatever workspace it names; in its own workspace the attempt is audited.
       if (fromParam === undefined || fromParam === principal.workspaceId) request.workspace = await workspaceFor(request, principal, fromParam);
