@@ -2,7 +2,6 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type InjectOptio
 import pino from 'pino';
 import { createAuditWriter } from '../../src/platform/audit.ts';
 import type { Access, Role, Scope } from '../../src/platform/auth/access.ts';
-import { generateApiKey } from '../../src/platform/auth/api-key-format.ts';
 import { createApiKeyUsageRecorder } from '../../src/platform/auth/api-key-usage.ts';
 import { registerAuthentication, userOf, workspaceOf } from '../../src/platform/auth/authenticate.ts';
 import { createGate } from '../../src/platform/auth/gate.ts';
@@ -10,11 +9,10 @@ import { createJwtSigner } from '../../src/platform/auth/jwt.ts';
 import { manualClock } from '../../src/platform/clock.ts';
 import type { Database } from '../../src/platform/db/schema.ts';
 import { registerErrorHandling } from '../../src/platform/http/error-handler.ts';
-import { newId } from '../../src/platform/ids.ts';
 import { createRateLimiter } from '../../src/platform/rate-limit.ts';
-import { sha256Hex } from '../../src/platform/secrets.ts';
 import { closeAtEnd } from './cleanup.ts';
 import { testDatabase } from './database.ts';
+import { insertApiKey, insertMembership, insertSession, insertUser, insertWorkspace } from './rows.ts';
 
 // The request gate (src/platform/auth/authenticate.ts) on a small in-process Fastify app, with the
 // real database, JWT signer, in-memory rate limiter, gate cache, audit writer and key-use recorder,
@@ -122,60 +120,15 @@ export function request(app: FastifyInstance, method: 'GET' | 'POST' | 'HEAD', u
   return app.inject(options);
 }
 
-/** Rows inserted directly, each test making its own. */
+/** Rows inserted directly (test/support/rows.ts), each test making its own, at the clock's now. */
 function fixtures(db: Database, clock: ReturnType<typeof manualClock>, jwt: ReturnType<typeof createJwtSigner>) {
-  async function user(name: string | null = 'Ada Gate') {
-    const id = newId('usr');
-    const email = `${id}@example.test`;
-    await db.insertInto('users').values({ id, email, name, password_hash: 'not a hash', created_at: clock.now(), updated_at: clock.now() }).execute();
-    return { id, email, name };
-  }
-  async function session(userId: string, options: { expiresAt?: Date; lastUsedAt?: Date; revokedAt?: Date } = {}) {
-    const id = newId('ses');
-    const now = clock.now();
-    await db
-      .insertInto('sessions')
-      .values({
-        id,
-        user_id: userId,
-        created_at: now,
-        last_used_at: options.lastUsedAt ?? now,
-        expires_at: options.expiresAt ?? new Date(now.getTime() + 86_400_000),
-        revoked_at: options.revokedAt ?? null,
-      })
-      .execute();
-    return id;
-  }
+  const user = (name: string | null = 'Ada Gate') => insertUser(db, clock.now(), { name });
+  const session = (userId: string, options: { expiresAt?: Date; lastUsedAt?: Date; revokedAt?: Date } = {}) => insertSession(db, userId, clock.now(), options);
   /** An access token for the session, signed now; `sub` may name another user. */
   const token = (sub: string, sid: string) => jwt.sign({ sub, sid }, clock.now());
-  async function workspace(id = newId('ws')) {
-    await db.insertInto('workspaces').values({ id, name: `workspace ${id}`, created_at: clock.now(), updated_at: clock.now() }).execute();
-    return id;
-  }
-  async function member(workspaceId: string, userId: string, role: Role = 'owner', createdAt = clock.now()) {
-    await db.insertInto('memberships').values({ workspace_id: workspaceId, user_id: userId, role, created_at: createdAt, updated_at: createdAt }).execute();
-  }
-  async function apiKey(workspaceId: string, scope: Scope, options: { key?: string; revokedAt?: Date } = {}) {
-    const generated = generateApiKey();
-    const key = options.key ?? generated.key;
-    const id = newId('key');
-    const name = `${scope} key`;
-    await db
-      .insertInto('api_keys')
-      .values({
-        id,
-        workspace_id: workspaceId,
-        name,
-        scope,
-        key_hash: sha256Hex(key),
-        prefix: key.slice(0, 7),
-        last4: key.slice(-4),
-        created_at: clock.now(),
-        revoked_at: options.revokedAt ?? null,
-      })
-      .execute();
-    return { id, key, name, workspaceId, scope };
-  }
+  const workspace = (id?: string) => insertWorkspace(db, clock.now(), { id });
+  const member = (workspaceId: string, userId: string, role: Role = 'owner', createdAt = clock.now()) => insertMembership(db, workspaceId, userId, role, createdAt);
+  const apiKey = (workspaceId: string, scope: Scope, options: { key?: string; revokedAt?: Date } = {}) => insertApiKey(db, workspaceId, scope, clock.now(), options);
   /** A user with an open session, its access token, and a workspace they hold `role` in. */
   async function tenant(role: Role = 'owner') {
     const owner = await user();

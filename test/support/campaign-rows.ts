@@ -4,6 +4,7 @@ import type { CampaignRow, ContactRow } from '../../src/modules/campaigns/repo.t
 import type { CampaignsTable, ContactStatus } from '../../src/modules/campaigns/tables.ts';
 import type { Executor } from '../../src/platform/db/schema.ts';
 import { newId } from '../../src/platform/ids.ts';
+import { insertWorkspace } from './rows.ts';
 
 // Rows of the campaigns tables written straight into the database, for the campaigns' rule tests
 // (src/modules/campaigns/*-rules.test.ts): a workspace with an agent and a wallet, a campaign,
@@ -13,9 +14,8 @@ export const T0 = new Date('2026-11-23T10:00:00.000Z');
 
 /** A workspace of its own with an agent and a wallet holding `balanceMicros`. */
 export async function seedWorkspace(db: Executor, balanceMicros = 1_000_000_000) {
-  const workspaceId = newId('ws');
+  const workspaceId = await insertWorkspace(db, T0);
   const agentId = newId('agent');
-  await db.insertInto('workspaces').values({ id: workspaceId, name: `workspace ${workspaceId}`, created_at: T0, updated_at: T0 }).execute();
   await sql`insert into agents (id, workspace_id, name, prompt, language, voice, llm, max_duration_seconds, voicemail, webhook_secret, created_at, updated_at)
     values (${agentId}, ${workspaceId}, 'Agent', 'Be brief.', 'en', 'alloy', '{}'::jsonb, 60, '{}'::jsonb, 'secret', ${T0}, ${T0})`.execute(db);
   await sql`insert into wallets (workspace_id, balance_micros, created_at, updated_at) values (${workspaceId}, ${balanceMicros}, ${T0}, ${T0})

@@ -6,6 +6,7 @@ import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs,
 import pino from 'pino';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { testDatabase } from '../../../test/support/database.ts';
+import { insertUser, insertWorkspace } from '../../../test/support/rows.ts';
 import { manualClock } from '../../platform/clock.ts';
 import type { Database } from '../../platform/db/schema.ts';
 import { newId } from '../../platform/ids.ts';
@@ -23,11 +24,8 @@ const logger = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 const hex = () => randomBytes(8).toString('hex');
 
 async function tenant(db: Database, now: Date) {
-  const userId = newId('usr');
-  const workspaceId = newId('ws');
-  await db.insertInto('users').values({ id: userId, email: `hk-${hex()}@example.com`, password_hash: 'x', created_at: now, updated_at: now }).execute();
-  await db.insertInto('workspaces').values({ id: workspaceId, name: 'hk', created_at: now, updated_at: now }).execute();
-  return { userId, workspaceId };
+  const user = await insertUser(db, now, { email: `hk-${hex()}@example.com` });
+  return { userId: user.id, workspaceId: await insertWorkspace(db, now, { name: 'hk' }) };
 }
 
 async function event(db: Database, workspaceId: string, createdAt: Date) {

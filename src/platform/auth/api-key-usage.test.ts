@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { testDatabase } from '../../../test/support/database.ts';
+import { insertApiKey, insertSession, insertUser, insertWorkspace } from '../../../test/support/rows.ts';
 import { createAuditWriter } from '../audit.ts';
 import { manualClock } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
@@ -15,13 +16,8 @@ import { createApiKeyUsageRecorder, type KeyUse } from './api-key-usage.ts';
 const { db } = await testDatabase();
 
 async function keyIn(database: Database, clock: ReturnType<typeof manualClock>) {
-  const workspaceId = newId('ws');
-  await database.insertInto('workspaces').values({ id: workspaceId, name: 'usage', created_at: clock.now(), updated_at: clock.now() }).execute();
-  const id = newId('key');
-  await database
-    .insertInto('api_keys')
-    .values({ id, workspace_id: workspaceId, name: 'usage key', scope: 'write', key_hash: `hash-${id}`, prefix: 'sk_abcd', last4: 'wxyz', created_at: clock.now() })
-    .execute();
+  const workspaceId = await insertWorkspace(database, clock.now(), { name: 'usage' });
+  const { id } = await insertApiKey(database, workspaceId, 'write', clock.now(), { name: 'usage key' });
   const use: KeyUse = { keyId: id, keyName: 'usage key', workspaceId, ip: '192.0.2.7', userAgent: 'usage-test/1', requestId: 'req-42' };
   return use;
 }
@@ -118,12 +114,8 @@ describe('an API key use', () => {
 
 describe('a session use', () => {
   async function sessionIn(clock: ReturnType<typeof manualClock>, lastUsedAt: Date) {
-    const userId = newId('usr');
-    await db.insertInto('users').values({ id: userId, email: `${userId}@example.test`, name: null, password_hash: 'x', created_at: clock.now(), updated_at: clock.now() }).execute();
-    const id = newId('ses');
-    const expires = new Date(clock.now().getTime() + 86_400_000);
-    await db.insertInto('sessions').values({ id, user_id: userId, created_at: lastUsedAt, last_used_at: lastUsedAt, expires_at: expires }).execute();
-    return id;
+    const user = await insertUser(db, clock.now());
+    return insertSession(db, user.id, lastUsedAt, { expiresAt: new Date(clock.now().getTime() + 86_400_000) });
   }
   const lastUsed = async (id: string) => ms((await db.selectFrom('sessions').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()).last_used_at);
 
