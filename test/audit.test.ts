@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { addMember } from '../src/modules/invitations/testing.ts';
 import { actionName, storableText } from '../src/platform/audit.ts';
 import { manualClock } from '../src/platform/clock.ts';
+import { enforceRouteConventions } from '../src/platform/http/openapi.ts';
 import { sha256Hex } from '../src/platform/secrets.ts';
 import { buildTestApp, type TestApp } from './support/app.ts';
 import { createApiKey, signUp, type TestUser } from './support/fixtures.ts';
@@ -296,6 +298,17 @@ describe('audit log', async () => {
     for (const secret of [key, sha256Hex(key), owner.password, owner.accessToken, owner.refreshToken]) {
       assert.ok(!everything.includes(secret), 'no secret in the audit log');
     }
+  });
+});
+
+describe('route conventions (unit)', () => {
+  it('refuse an audit setting on a GET route, which writes no audit row; a write route keeps its own', async () => {
+    const app = Fastify();
+    enforceRouteConventions(app);
+    const route = (method: 'GET' | 'DELETE') => ({ method, url: '/v1/things/:thing_id', config: { access: { auth: 'workspace' as const, scope: 'read-only' as const }, audit: { resourceParam: 'thing_id' } }, schema: { operationId: `thing${method}` }, handler: async () => ({}) });
+    app.route(route('DELETE'));
+    assert.throws(() => app.route(route('GET')), { message: 'route GET /v1/things/:thing_id declares config.audit, but reads are not audited' });
+    await app.close();
   });
 });
 

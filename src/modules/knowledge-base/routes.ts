@@ -145,7 +145,7 @@ export function knowledgeBaseRoutes(service: KnowledgeBaseService): FastifyPlugi
       '/v1/knowledge-base/:id/sources/:src',
       {
         schema: { operationId: 'getKnowledgeSource', summary: 'Get a source and its ingestion status', tags: TAGS, params: SourceParams, response: { 200: KnowledgeSource } },
-        config: { access: READ, audit: { resourceParam: 'src' } },
+        config: { access: READ },
       },
       async (request) => service.getSource(workspaceOf(request), request.params.id, request.params.src),
     );
@@ -182,7 +182,7 @@ export function knowledgeBaseRoutes(service: KnowledgeBaseService): FastifyPlugi
       '/v1/knowledge-base/:id/sources/:src/chunks',
       {
         schema: { operationId: 'listKnowledgeChunks', summary: 'List the chunks of a source in document order', tags: TAGS, params: SourceParams, querystring: ListQuery, response: { 200: KnowledgeChunkList } },
-        config: { access: READ, audit: { resourceParam: 'src' } },
+        config: { access: READ },
       },
       async (request) => service.listChunks(workspaceOf(request), request.params.id, request.params.src, pageRequest(request.query)),
     );

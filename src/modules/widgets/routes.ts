@@ -90,7 +90,7 @@ export function widgetsRoutes(service: WidgetsService, deps: { branding: Brandin
           params: Type.Object({ id: WidgetParams.properties.id, conv_id: Type.String({ maxLength: 100, description: 'Conversation id (conv_…)' }) }),
           response: { 200: WidgetConversationDetail },
         },
-        config: { access: { auth: 'workspace', scope: 'read-only' }, audit: { resourceParam: 'conv_id' } },
+        config: { access: { auth: 'workspace', scope: 'read-only' } },
       },
       async (request) => service.getConversation(workspaceOf(request), request.params.id, request.params.conv_id),
     );

@@ -25,6 +25,8 @@ export function enforceRouteConventions(app: FastifyInstance) {
     const schema = route.schema as Record<string, unknown>;
     if (!access) throw new Error(`route ${route.method} ${route.url} does not declare config.access`);
     if (!schema.operationId) throw new Error(`route ${route.method} ${route.url} has no operationId`);
+    // Reads write no audit row (audit.ts): an audit setting on one would be dead configuration.
+    if (route.config?.audit && route.method === 'GET') throw new Error(`route GET ${route.url} declares config.audit, but reads are not audited`);
     if (access.auth === 'public') schema.security = [];
     const limited = !(access.auth === 'public' && access.limit === 'none');
     schema.response = withErrors((schema.response ?? {}) as Record<number, unknown>, { limited });
