@@ -174,12 +174,20 @@ describe('dialOnce', () => {
     assert.equal(rig.nudges(), nudges + 1);
   });
 
-  it('dials 50 campaigns a pass, the least recently updated', async () => {
+  it('dials 50 campaigns a pass; the next pass starts after the last one reached, so the 51st is not starved', async () => {
     const ws = await seedWorkspace(db);
     const campaigns = [];
-    for (let i = 0; i < 51; i++) campaigns.push(await insertCampaign(db, { workspace_id: ws.workspaceId, agent_id: ws.agentId, updated_at: at(i) }));
-    for (const c of campaigns) await insertContact(db, c);
+    for (let i = 0; i < 51; i++) campaigns.push(await insertCampaign(db, { workspace_id: ws.workspaceId, agent_id: ws.agentId }));
+    // Two contacts each, so the first 50 still have one due after the first pass (concurrency 1).
+    for (const c of campaigns) {
+      await db.updateTable('campaigns').set({ concurrency: 1 }).where('id', '=', c.id).execute();
+      await insertContact(db, c);
+      await insertContact(db, c);
+    }
     assert.equal(await rig.dialer.runDueOnce(), 50);
-    assert.deepEqual(await rig.callsOf(campaigns[50].id), [], 'the 51st waits');
+    assert.deepEqual(await rig.callsOf(campaigns[50].id), [], 'the 51st waits for the next pass');
+    // The first 50 are full (one call each, concurrency 1): only the 51st has room.
+    assert.equal(await rig.dialer.runDueOnce(), 1);
+    assert.equal((await rig.callsOf(campaigns[50].id)).length, 1, 'the 51st reached');
   });
 });

@@ -123,22 +123,26 @@ describe('pickDueContacts: locks', { skip: !usingPostgres() && 'one connection o
 });
 
 describe('lockRunningCampaigns', () => {
-  it('running campaigns only, by updated_at then id, at most `limit`', async () => {
+  it('running campaigns only, in id order from the first after the cursor, round to the first, at most `limit`', async () => {
     await db.updateTable('campaigns').set({ status: 'completed' }).where('status', '=', 'running').execute();
-    const at = (s: number) => new Date(T0.getTime() + s * 1000);
-    // Two at the same updated_at, the higher id written first: the id breaks the tie.
-    const [secondId, thirdId] = [newId('cmp'), newId('cmp')];
-    const third = await campaignWith({ id: thirdId, updated_at: at(1) });
-    const second = await campaignWith({ id: secondId, updated_at: at(1) });
-    const first = await campaignWith({ updated_at: at(0) });
-    for (const status of ['draft', 'ready', 'paused', 'completed', 'canceled'] as const) await campaignWith({ status, updated_at: at(-1) });
-    const scanned = await db.transaction().execute(async (tx) => {
-      await sql`set local enable_indexscan = off`.execute(tx);
-      await sql`set local enable_bitmapscan = off`.execute(tx);
-      return lockRunningCampaigns(tx, 10);
-    });
-    assert.deepEqual(ids(scanned), [first.id, second.id, third.id]);
+    const [firstId, secondId, thirdId] = [newId('cmp'), newId('cmp'), newId('cmp')];
+    // Written highest id first, so the table's own order is not the id order.
+    const third = await campaignWith({ id: thirdId });
+    const second = await campaignWith({ id: secondId });
+    const first = await campaignWith({ id: firstId });
+    for (const status of ['draft', 'ready', 'paused', 'completed', 'canceled'] as const) await campaignWith({ status });
+    const scanned = (afterId?: string) =>
+      db.transaction().execute(async (tx) => {
+        await sql`set local enable_indexscan = off`.execute(tx);
+        await sql`set local enable_bitmapscan = off`.execute(tx);
+        return lockRunningCampaigns(tx, 10, afterId);
+      });
+    assert.deepEqual(ids(await scanned()), [first.id, second.id, third.id]);
+    assert.deepEqual(ids(await scanned(first.id)), [second.id, third.id, first.id], 'after the first: round to it last');
+    assert.deepEqual(ids(await scanned(second.id)), [third.id, first.id, second.id]);
+    assert.deepEqual(ids(await scanned(third.id)), [first.id, second.id, third.id], 'after the last: from the first');
     assert.deepEqual(ids(await lockRunningCampaigns(db, 2)), [first.id, second.id]);
+    assert.deepEqual(ids(await lockRunningCampaigns(db, 2, second.id)), [third.id, first.id]);
     const row = (await lockRunningCampaigns(db, 1))[0];
     assert.equal(row.workspace_id, first.workspace_id);
     assert.equal(row.concurrency, first.concurrency);

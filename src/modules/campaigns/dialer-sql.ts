@@ -5,9 +5,14 @@ import type { CampaignRow, ContactRow } from './repo.ts';
 
 // The campaign dialer's statements, apart from its loop (dialer.ts).
 
-/** Running campaigns, each locked for this dialer (SKIP LOCKED: one another dialer holds is left to it). */
-export async function lockRunningCampaigns(tx: Executor, limit: number): Promise<CampaignRow[]> {
-  const rows = await sql<CampaignRow>`select * from campaigns where status = 'running' order by updated_at, id limit ${limit} for update skip locked`.execute(tx);
+/**
+ * Up to `limit` running campaigns, each locked for this dialer (SKIP LOCKED: one another dialer
+ * holds is left to it), in id order from the first after `afterId`, round to the first: a pass
+ * starts where the last one stopped, so with more running campaigns than a pass takes, each is
+ * reached in turn (a fixed order would give the same `limit` campaigns every pass).
+ */
+export async function lockRunningCampaigns(tx: Executor, limit: number, afterId = ''): Promise<CampaignRow[]> {
+  const rows = await sql<CampaignRow>`select * from campaigns where status = 'running' order by id <= ${afterId}, id limit ${limit} for update skip locked`.execute(tx);
   return rows.rows;
 }
 

@@ -174,11 +174,16 @@ export function createCampaignDialer(deps: CampaignDialerDeps) {
     return queued;
   }
 
+  /** The last campaign the previous pass reached: the next one starts after it. */
+  let reachedUpTo = '';
+
   /** One pass over the running campaigns; answers how many calls it queued. */
   async function dialOnce(): Promise<number> {
     const queued = await db.transaction().execute(async (tx) => {
+      const campaigns = await lockRunningCampaigns(tx, CAMPAIGNS_PER_PASS, reachedUpTo);
       let n = 0;
-      for (const campaign of await lockRunningCampaigns(tx, CAMPAIGNS_PER_PASS)) n += await dialCampaign(tx, campaign);
+      for (const campaign of campaigns) n += await dialCampaign(tx, campaign);
+      reachedUpTo = campaigns.at(-1)?.id ?? '';
       return n;
     });
     if (queued > 0) nudgeCalls();
