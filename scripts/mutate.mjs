@@ -112,6 +112,11 @@ const FOLDERS = {
   calls: {
     dir: 'src/modules/calls',
     tests: [
+      // The fast rule files first (seconds: the journal and its SQL on the database directly), then the HTTP and sandbox files.
+      'src/modules/calls/journal-rules.test.ts',
+      'src/modules/calls/journal-finish-rules.test.ts',
+      'src/modules/calls/journal-post-call-rules.test.ts',
+      'src/modules/calls/dialer-sql-rules.test.ts',
       'src/modules/calls/billing.test.ts',
       'src/modules/calls/calls.test.ts',
       'src/modules/calls/crash.test.ts',
