@@ -92,6 +92,15 @@ describe('resultsCsv', () => {
     );
   });
 
+  it('the other extracted keys follow in name order, whatever the calls and the plan (a hash aggregate keeps none)', async () => {
+    const campaign = await campaignWith({ variable_names: JSON.stringify([]) });
+    const call = await insertResultCall(db, campaign, { status: 'completed', ended_at: at(1), extracted: { zeta: 1, alpha: 2, mid: 3 } });
+    await insertResultCall(db, campaign, { status: 'completed', extracted: { beta: 4 } });
+    await insertResultContacts(db, campaign, [{ phone: P(1), call_id: call }]);
+    const header = (await textOf(await resultsCsv(db, campaign))).split('\n')[0];
+    assert.equal(header, `${FIXED},extracted.alpha,extracted.beta,extracted.mid,extracted.zeta`);
+  });
+
   it('reads every contact over pages of 1,000, in id order', { timeout: 60_000 }, async () => {
     const campaign = await campaignWith({ variable_names: JSON.stringify(['name']) });
     const contacts = Array.from({ length: 2001 }, (_, i) => ({ id: `cnt_${String(i).padStart(5, '0')}`, phone: P(i), variables: { name: `n${i}` } }));

@@ -32,7 +32,7 @@ export async function resultsCsv(db: Database, campaign: CampaignRow) {
   const agent = await db.selectFrom('agents').select('extraction_fields').where('id', '=', campaign.agent_id).executeTakeFirst();
   const fields = ((agent?.extraction_fields ?? []) as Array<{ name: string }>).map((f) => f.name);
   const extra = await sql<{ key: string }>`
-    select distinct jsonb_object_keys(c.extracted) as key from calls c where c.campaign_id = ${campaign.id} and jsonb_typeof(c.extracted) = 'object'`.execute(db);
+    select distinct jsonb_object_keys(c.extracted) as key from calls c where c.campaign_id = ${campaign.id} and jsonb_typeof(c.extracted) = 'object' order by key`.execute(db);
   for (const { key } of extra.rows) if (!fields.includes(key)) fields.push(key);
   const variables = campaign.variable_names as string[];
   const csv = csvStream(['phone', 'status', 'attempts', 'call_id', 'duration_seconds', 'end_reason', 'ended_at', ...variables, ...fields.map((f) => `extracted.${f}`)]);
