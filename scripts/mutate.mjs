@@ -45,6 +45,37 @@ const AUTH_TESTS = [
  * files that reach it in this order and stops at the first failure). A name with a `/` is a
  * quicker part of a folder (`only`: the files mutated) with the unit tests of its rule.
  */
+/** The campaigns folder's files (the folder and its parts below): the fast rule files first, rows written directly, seconds each; then the HTTP and sandbox files. */
+const CAMPAIGNS_TESTS = [
+  'src/modules/campaigns/present-rules.test.ts',
+  'src/modules/campaigns/contacts-csv-rules.test.ts',
+  'src/modules/campaigns/dialer-sql-rules.test.ts',
+  'src/modules/campaigns/dialer-pass-rules.test.ts',
+  'src/modules/campaigns/dialer-finish-rules.test.ts',
+  'src/modules/campaigns/results-rules.test.ts',
+  'src/modules/campaigns/calling-window.test.ts',
+  'src/modules/campaigns/concurrency.test.ts',
+  'src/modules/campaigns/csv-injection.test.ts',
+  'src/modules/campaigns/dialer.test.ts',
+  'src/modules/campaigns/campaigns.test.ts',
+];
+
+/** The calls folder's files (the folder and its part below). */
+const CALLS_TESTS = [
+  // The fast rule files first (seconds: the journal and its SQL on the database directly), then the HTTP and sandbox files.
+  'src/modules/calls/journal-rules.test.ts',
+  'src/modules/calls/journal-finish-rules.test.ts',
+  'src/modules/calls/journal-post-call-rules.test.ts',
+  'src/modules/calls/dialer-sql-rules.test.ts',
+  'src/modules/calls/billing.test.ts',
+  'src/modules/calls/calls.test.ts',
+  'src/modules/calls/crash.test.ts',
+  'src/modules/calls/post-call.test.ts',
+  'src/modules/calls/raw-tracks.test.ts',
+  'src/modules/calls/per-process.test.ts',
+  'src/modules/calls/reproducible.test.ts',
+];
+
 const FOLDERS = {
   // test/ssrf-url-fields.test.ts (every URL field over HTTP) takes 30 s a run: left out.
   outbound: { dir: 'src/platform/outbound', tests: ['src/platform/outbound/ssrf-guard.test.ts'] },
@@ -75,18 +106,7 @@ const FOLDERS = {
       'src/providers/payments/stripe.test.ts',
     ],
   },
-  campaigns: {
-    dir: 'src/modules/campaigns',
-    tests: [
-      // The dialer's statements against the database, rows written directly: seconds, before the HTTP and sandbox files.
-      'src/modules/campaigns/dialer-sql-rules.test.ts',
-      'src/modules/campaigns/calling-window.test.ts',
-      'src/modules/campaigns/concurrency.test.ts',
-      'src/modules/campaigns/csv-injection.test.ts',
-      'src/modules/campaigns/dialer.test.ts',
-      'src/modules/campaigns/campaigns.test.ts',
-    ],
-  },
+  campaigns: { dir: 'src/modules/campaigns', tests: CAMPAIGNS_TESTS },
   runtime: {
     dir: 'src/runtime',
     tests: [
@@ -109,23 +129,7 @@ const FOLDERS = {
       'src/modules/calls/calls.test.ts',
     ],
   },
-  calls: {
-    dir: 'src/modules/calls',
-    tests: [
-      // The fast rule files first (seconds: the journal and its SQL on the database directly), then the HTTP and sandbox files.
-      'src/modules/calls/journal-rules.test.ts',
-      'src/modules/calls/journal-finish-rules.test.ts',
-      'src/modules/calls/journal-post-call-rules.test.ts',
-      'src/modules/calls/dialer-sql-rules.test.ts',
-      'src/modules/calls/billing.test.ts',
-      'src/modules/calls/calls.test.ts',
-      'src/modules/calls/crash.test.ts',
-      'src/modules/calls/post-call.test.ts',
-      'src/modules/calls/raw-tracks.test.ts',
-      'src/modules/calls/per-process.test.ts',
-      'src/modules/calls/reproducible.test.ts',
-    ],
-  },
+  calls: { dir: 'src/modules/calls', tests: CALLS_TESTS },
   // The origin rule (normaliseOrigin, originAllowed: lines 1-37); answerCors is public.test.ts's, over HTTP.
   'widgets/origin': { dir: 'src/modules/widgets', only: ['origin.ts:1-37'], tests: ['src/modules/widgets/origin.test.ts'], part: true },
   // The money rules (ledger, low-balance event, auto-recharge re-arm); routes.ts is HTTP glue.
@@ -136,6 +140,12 @@ const FOLDERS = {
     tests: ['src/modules/campaigns/calling-window.test.ts'],
     part: true,
   },
+  // The campaigns folder in three parts, each for one sitting: the dialer, the data (upload, results, views), the service.
+  'campaigns/dialer': { dir: 'src/modules/campaigns', only: ['dialer.ts', 'dialer-sql.ts'], tests: CAMPAIGNS_TESTS, part: true },
+  'campaigns/data': { dir: 'src/modules/campaigns', only: ['contacts-csv.ts', 'results.ts', 'present.ts'], tests: CAMPAIGNS_TESTS, part: true },
+  'campaigns/service': { dir: 'src/modules/campaigns', only: ['service.ts', 'repo.ts', 'routes.ts', 'module.ts', 'csv-worker.ts'], tests: CAMPAIGNS_TESTS, part: true },
+  // The CallJournal (the only writer of calls), its post-call claim and the calls dialer's statements: the money and lease rules.
+  'calls/journal': { dir: 'src/modules/calls', only: ['journal.ts', 'post-call-sql.ts', 'dialer-sql.ts'], tests: CALLS_TESTS, part: true },
   // The auth folder in three parts, each short enough for one sitting (the whole folder, 781
   // mutants, runs its seven files up to 90 s a mutant: some 3 h at concurrency 2 on two cores).
   'auth/tokens': { dir: 'src/platform/auth', only: ['jwt.ts', 'passwords.ts', 'api-key-format.ts', 'access.ts', 'gate.ts'], tests: AUTH_TESTS, part: true },
