@@ -53,6 +53,7 @@ const CAMPAIGNS_TESTS = [
   'src/modules/campaigns/dialer-pass-rules.test.ts',
   'src/modules/campaigns/dialer-finish-rules.test.ts',
   'src/modules/campaigns/results-rules.test.ts',
+  'src/modules/campaigns/service-rules.test.ts',
   'src/modules/campaigns/calling-window.test.ts',
   'src/modules/campaigns/concurrency.test.ts',
   'src/modules/campaigns/csv-injection.test.ts',
