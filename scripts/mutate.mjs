@@ -52,6 +52,7 @@ const CAMPAIGNS_TESTS = [
   'src/modules/campaigns/dialer-sql-rules.test.ts',
   'src/modules/campaigns/dialer-pass-rules.test.ts',
   'src/modules/campaigns/dialer-finish-rules.test.ts',
+  'src/modules/campaigns/dialer-wake-rules.test.ts',
   'src/modules/campaigns/results-rules.test.ts',
   'src/modules/campaigns/service-rules.test.ts',
   'src/modules/campaigns/calling-window.test.ts',

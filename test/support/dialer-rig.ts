@@ -13,7 +13,7 @@ import { testDatabase } from './database.ts';
 // without the app: the real call journal (its finish path runs the dialer's hook in its
 // transaction), the real event emitter writing to the outbox (wrapped only to record what was
 // emitted, so `tenantOnly` can be read), a manual clock, a silent logger and a `nudgeCalls` that
-// counts. No job is started: a test drives `runDueOnce()` and ends calls through `finish`.
+// counts. No job is started unless a test starts it: a test drives `runDueOnce()` and ends calls through `finish`.
 
 const silent = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 
@@ -31,7 +31,8 @@ const BEFORE: Record<CallStatus, CallStatus[]> = {
   canceled: [],
 };
 
-export async function dialerRig() {
+/** `pollIntervalMs`: the job's safety-net poll, for a test that starts it (`dialer.start()`). */
+export async function dialerRig(options: { pollIntervalMs?: number } = {}) {
   const database = await testDatabase();
   const { db } = database;
   const clock = manualClock(T0);
@@ -60,6 +61,7 @@ export async function dialerRig() {
     events,
     journal,
     provider: 'sandbox-rig',
+    pollIntervalMs: options.pollIntervalMs,
     nudgeCalls: () => {
       nudges += 1;
     },

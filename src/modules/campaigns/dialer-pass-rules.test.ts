@@ -190,4 +190,22 @@ describe('dialOnce', () => {
     assert.equal(await rig.dialer.runDueOnce(), 1);
     assert.equal((await rig.callsOf(campaigns[50].id)).length, 1, 'the 51st reached');
   });
+
+  it('the next pass starts right after the last campaign the pass reached, and comes round to the first', async () => {
+    const ws = await seedWorkspace(db);
+    const campaigns = [];
+    for (let i = 0; i < 52; i++) campaigns.push(await insertCampaign(db, { workspace_id: ws.workspaceId, agent_id: ws.agentId, concurrency: 2 }));
+    for (const c of campaigns) await insertContact(db, c);
+    // Due only at the second pass: the first campaign's (reached again after the 52nd) and the 49th's (not reached again).
+    const first = await insertContact(db, campaigns[0], { next_attempt_at: at(60_000) });
+    const late = await insertContact(db, campaigns[48], { next_attempt_at: at(60_000) });
+    assert.equal(await rig.dialer.runDueOnce(), 50, 'campaigns 1 to 50');
+    clock.set(at(60_000));
+    // Campaigns 51 and 52, then 1 to 48: the first one's late contact is dialed, not the 49th's.
+    assert.equal(await rig.dialer.runDueOnce(), 3);
+    assert.deepEqual(
+      [(await rig.callsOf(campaigns[50].id)).length, (await rig.callsOf(campaigns[51].id)).length, (await contactOf(db, first.id)).status, (await contactOf(db, late.id)).status],
+      [1, 1, 'calling', 'pending'],
+    );
+  });
 });

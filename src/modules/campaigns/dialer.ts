@@ -12,7 +12,7 @@ import type { CallJournal, FinishedCall } from '../calls/journal.ts';
 import type { CallSimulation, CallStatus } from '../calls/tables.ts';
 import { isWindowOpen } from './calling-window.ts';
 import { beginAttempt, lockRunningCampaigns, pendingTimeZones, pickDueContacts } from './dialer-sql.ts';
-import { type CampaignRow, createCampaignsRepo } from './repo.ts';
+import { type CampaignRow, type ContactCounts, createCampaignsRepo } from './repo.ts';
 import type { CallingWindow, ContactStatus } from './tables.ts';
 
 // The campaign dialer, a job on the platform's job runner (DESIGN part 6, Campaigns). Each pass
@@ -62,12 +62,13 @@ export function createCampaignDialer(deps: CampaignDialerDeps) {
   }
 
   /** running → completed when no contact waits or is being called: `campaign.completed`, once. */
-  async function completeIfDone(tx: Executor, campaign: CampaignRow): Promise<boolean> {
-    if (campaign.status !== 'running' || (await repo.hasOpenContacts(tx, campaign.id))) return false;
+  async function completeIfDone(tx: Executor, campaign: CampaignRow): Promise<void> {
+    if (campaign.status !== 'running' || (await repo.hasOpenContacts(tx, campaign.id))) return;
     const now = clock.now();
     const done = await tx.updateTable('campaigns').set({ status: 'completed', completed_at: now, updated_at: now }).where('id', '=', campaign.id).where('status', '=', 'running').returningAll().executeTakeFirst();
-    if (!done) return false;
-    const counts = (await repo.counts(tx, [campaign.id])).get(campaign.id);
+    if (!done) return;
+    // counts() answers every campaign it is asked about.
+    const counts = (await repo.counts(tx, [campaign.id])).get(campaign.id) as ContactCounts;
     await events.emit(tx, {
       workspaceId: campaign.workspace_id,
       type: 'campaign.completed',
@@ -75,14 +76,13 @@ export function createCampaignDialer(deps: CampaignDialerDeps) {
       data: {
         campaign_id: campaign.id,
         name: campaign.name,
-        total: counts?.total ?? 0,
-        completed: counts?.completed ?? 0,
-        failed: counts?.failed ?? 0,
+        total: counts.total,
+        completed: counts.completed,
+        failed: counts.failed,
         started_at: done.started_at ? new Date(done.started_at).toISOString() : null,
         completed_at: now.toISOString(),
       },
     });
-    return true;
   }
 
   /** The journal's finishing transaction of a campaign call: the attempt, the contact, maybe the campaign. */
@@ -212,7 +212,6 @@ export function createCampaignDialer(deps: CampaignDialerDeps) {
     announce,
     /** One pass (tests): queues what is due now; answers how many calls. */
     runDueOnce: dialOnce,
-    nudge: () => jobs.nudge(),
     start: () => jobs.start(),
     stop: () => jobs.stop(),
   };
