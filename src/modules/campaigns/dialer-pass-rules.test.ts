@@ -96,6 +96,7 @@ describe('dialCampaign: the call and the attempt', () => {
     assert.equal(await rig.dialer.runDueOnce(), 1);
     const [call] = await rig.callsOf(campaign.id);
     const { id, workspace_id, agent_id, direction, from_number, to_number, provider, status, variables, metadata, campaign_id } = call;
+    assert.match(id, /^call_[0-9a-z]{26}$/);
     assert.deepEqual(
       { workspace_id, agent_id, direction, from_number, to_number, provider, status, variables, metadata, campaign_id, simulation: call.simulation },
       {
