@@ -4,6 +4,7 @@ import { type Insertable, sql } from 'kysely';
 import { insertCampaign, seedWorkspace, T0 } from '../../../test/support/campaign-rows.ts';
 import { insertResultCall, insertResultContacts } from '../../../test/support/campaign-results-rows.ts';
 import { testDatabase } from '../../../test/support/database.ts';
+import { until } from '../../../test/support/processes.ts';
 import { newId } from '../../platform/ids.ts';
 import { resultsCsv, statsOfCampaign } from './results.ts';
 import type { CampaignsTable } from './tables.ts';
@@ -99,6 +100,20 @@ describe('resultsCsv', () => {
     await insertResultContacts(db, campaign, [{ phone: P(1), call_id: call }]);
     const header = (await textOf(await resultsCsv(db, campaign))).split('\n')[0];
     assert.equal(header, `${FIXED},extracted.alpha,extracted.beta,extracted.mid,extracted.zeta`);
+  });
+
+  it('waits for a reader that does not read: what it holds stays near the stream\'s mark, not a page of rows', async () => {
+    const campaign = await campaignWith({ variable_names: JSON.stringify(['note']) });
+    // A page of 1,000 rows of some 230 bytes each: 230 kB written at once without backpressure.
+    await insertResultContacts(db, campaign, Array.from({ length: 1000 }, (_, i) => ({ phone: P(i), variables: { note: 'n'.repeat(200) } })));
+    const csv = await resultsCsv(db, campaign);
+    await until('the first rows written', async () => (csv.readableLength > 0 ? true : undefined));
+    // The page's rows are written in one turn of the loop, or until write() asks to wait.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The rows written and not yet turned into text are counted as rows (the writable side takes objects).
+    assert.ok(csv.readableLength <= csv.readableHighWaterMark + 1024, `${csv.readableLength} bytes of text held`);
+    assert.ok(csv.writableLength <= csv.writableHighWaterMark, `${csv.writableLength} rows held`);
+    csv.destroy();
   });
 
   it('reads every contact over pages of 1,000, in id order', { timeout: 60_000 }, async () => {
