@@ -78,6 +78,9 @@ export async function dialerRig(options: { pollIntervalMs?: number } = {}) {
     return journal.finish(call, null, { status, endReason, durationMs: 0 });
   }
 
+  /** Leaves no running campaign but the test's own (a pass locks every running campaign). */
+  const parkOthers = () => db.updateTable('campaigns').set({ status: 'completed' }).where('status', '=', 'running').execute();
+
   /** Lets the `setImmediate` callbacks queued so far run. */
   const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -92,8 +95,13 @@ export async function dialerRig(options: { pollIntervalMs?: number } = {}) {
     nudges: () => nudges,
     /** The `campaign.completed` events emitted, in order. */
     completions: () => emitted.filter((e) => e.type === 'campaign.completed'),
-    /** Leaves no running campaign but the test's own (a pass locks every running campaign). */
-    parkOthers: () => db.updateTable('campaigns').set({ status: 'completed' }).where('status', '=', 'running').execute(),
+    /** Before each test: the nudges of an earlier one's refill run, the clock back at T0, no campaign left running. */
+    async reset() {
+      await settle();
+      clock.set(T0);
+      await parkOthers();
+    },
+    parkOthers,
     campaignOf: (id: string) => db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirstOrThrow(),
     callsOf: (campaignId: string) => db.selectFrom('calls').selectAll().where('campaign_id', '=', campaignId).orderBy('created_at').orderBy('id').execute(),
     attemptOf: (callId: string) => db.selectFrom('campaign_attempts').selectAll().where('call_id', '=', callId).executeTakeFirstOrThrow(),

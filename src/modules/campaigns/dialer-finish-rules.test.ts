@@ -16,12 +16,8 @@ const rig = await dialerRig();
 const { db, clock } = rig;
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
-beforeEach(async () => {
-  // A refill's nudge of an earlier test may still wait for its turn of the event loop.
-  await rig.settle();
-  clock.set(T0);
-  await rig.parkOthers();
-});
+// A refill's nudge of an earlier test may still wait for its turn of the event loop: reset() lets it run.
+beforeEach(() => rig.reset());
 
 /** A running campaign of a workspace of its own, its contacts (pending unless said), dialed once. */
 async function dialed(fields: Partial<Insertable<CampaignsTable>> = {}, contacts: Array<{ status?: ContactStatus; attempts?: number }> = [{}]) {

@@ -16,11 +16,7 @@ const rig = await dialerRig();
 const { db, clock } = rig;
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
-beforeEach(async () => {
-  await rig.settle();
-  clock.set(T0);
-  await rig.parkOthers();
-});
+beforeEach(() => rig.reset());
 
 async function campaignWith(fields: Partial<Insertable<CampaignsTable>> = {}, balanceMicros?: number) {
   const ws = await seedWorkspace(db, balanceMicros);
