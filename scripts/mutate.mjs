@@ -142,10 +142,13 @@ const FOLDERS = {
     tests: ['src/modules/campaigns/calling-window.test.ts'],
     part: true,
   },
-  // The campaigns folder in three parts, each for one sitting: the dialer, the data (upload, results, views), the service.
+  // The campaigns folder in four parts, each for one sitting: the dialer, the data (upload, results, views), the service, the routes.
   'campaigns/dialer': { dir: 'src/modules/campaigns', only: ['dialer.ts', 'dialer-sql.ts'], tests: CAMPAIGNS_TESTS, part: true },
   'campaigns/data': { dir: 'src/modules/campaigns', only: ['contacts-csv.ts', 'results.ts', 'present.ts'], tests: CAMPAIGNS_TESTS, part: true },
-  'campaigns/service': { dir: 'src/modules/campaigns', only: ['service.ts', 'repo.ts', 'routes.ts', 'module.ts', 'csv-worker.ts'], tests: CAMPAIGNS_TESTS, part: true },
+  'campaigns/service': { dir: 'src/modules/campaigns', only: ['service.ts', 'repo.ts', 'csv-worker.ts'], tests: CAMPAIGNS_TESTS, part: true },
+  // The routes and the module's wiring: mostly documentation (summaries, descriptions, examples),
+  // which only the committed openapi.json sees, so its drift test runs first here.
+  'campaigns/routes': { dir: 'src/modules/campaigns', only: ['routes.ts', 'module.ts'], tests: ['test/openapi-drift.test.ts', ...CAMPAIGNS_TESTS], part: true },
   // The CallJournal (the only writer of calls), its post-call claim and the calls dialer's statements: the money and lease rules.
   'calls/journal': { dir: 'src/modules/calls', only: ['journal.ts', 'post-call-sql.ts', 'dialer-sql.ts'], tests: CALLS_TESTS, part: true },
   // The auth folder in three parts, each short enough for one sitting (the whole folder, 781
@@ -197,7 +200,8 @@ const summary = [];
 try {
   for (const name of names) {
     const { dir, only } = FOLDERS[name];
-    const tests = dir.startsWith('src/modules/') ? [...FOLDERS[name].tests, OPENAPI_DRIFT] : FOLDERS[name].tests;
+    const given = FOLDERS[name].tests;
+    const tests = dir.startsWith('src/modules/') && !given.includes(OPENAPI_DRIFT) ? [...given, OPENAPI_DRIFT] : given;
     const report = name.replace('/', '-');
     console.log(`\n=== mutate ${name}: ${dir} (${tests.length} test files)`);
     const stryker = new Stryker({

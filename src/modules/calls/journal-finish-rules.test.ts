@@ -77,6 +77,15 @@ describe('finish: billing', () => {
       assert.deepEqual([wallet.balance, wallet.ledger.length], [1_000_000, 0]);
     }
   });
+
+  it('a negative length with a transcript (the clock stepped back) is stored as 0 ms, billed nothing', async () => {
+    const { ws, row } = await liveCall();
+    const transcript = [{ role: 'agent' as const, text: 'Hello', start_ms: 0, end_ms: 500 }];
+    assert.equal(await journal.finish(refOf(row), null, { status: 'completed', endReason: 'customer_hangup', durationMs: -1500, transcript }), true);
+    const after = await callOf(db, row.id);
+    assert.deepEqual([after.duration_ms, after.billed_seconds, Number(after.cost_micros), after.analysis_status], [0, 0, 0, 'pending']);
+    assert.deepEqual((await walletOf(ws.workspaceId)).ledger.length, 0);
+  });
 });
 
 describe('finish: the terminal row', () => {

@@ -241,15 +241,16 @@ export function createCallJournal(deps: JournalDeps) {
      */
     async finish(call: CallRef, agent: AgentDestination | null, input: FinishInput): Promise<boolean> {
       const rate = call.direction === 'web' ? deps.rates.webVoicePerMinMicros : deps.rates.callPerMinMicros;
-      const { billedSeconds, costMicros } = callCost(input.durationMs, rate);
-      const answered = input.durationMs > 0 || input.transcript !== undefined;
+      // A clock that stepped back between answer and end must not store a negative length.
+      const durationMs = Math.max(0, input.durationMs);
+      const { billedSeconds, costMicros } = callCost(durationMs, rate);
       const samples = input.recordingSamples ?? 0;
       const done = await db.transaction().execute(async (tx) => {
         const now = clock.now();
         const set: Record<string, unknown> = {
           end_reason: input.endReason,
           ended_at: now,
-          duration_ms: answered ? input.durationMs : 0,
+          duration_ms: durationMs,
           billed_seconds: billedSeconds,
           cost_micros: costMicros,
           lease_holder: null,
@@ -269,7 +270,7 @@ export function createCallJournal(deps: JournalDeps) {
         if (!(await move(tx, call, input.status, set, input.holder, input.leaseExpiredBefore, input.onlyFrom))) return false;
         if (input.emitError && input.error) await emit(tx, call, agent, 'call.error', input.error);
         for (const hook of finishHooks) {
-          await hook(tx, call, { status: input.status, endReason: input.endReason, durationMs: answered ? input.durationMs : 0, billedSeconds, costMicros, endedAt: now });
+          await hook(tx, call, { status: input.status, endReason: input.endReason, durationMs, billedSeconds, costMicros, endedAt: now });
         }
         if (costMicros > 0) {
           await wallet.applyEntry(tx, {
