@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { insertCallRow, seedWorkspace, T0 } from '../../../test/support/call-rows.ts';
 import { testDatabase } from '../../../test/support/database.ts';
 import { manualClock } from '../../platform/clock.ts';
 import { newId } from '../../platform/ids.ts';
 import { createCallFigures } from './figures.ts';
-import { createCallReads } from './reads.ts';
+import { createCallReads, EXPORT_MAX_ROWS } from './reads.ts';
 import { type CallRow, createCallsRepo, presentCall } from './repo.ts';
 import { createLinkSigner } from './signed-links.ts';
 
@@ -59,6 +60,17 @@ describe('the CSV export', () => {
     const csv = (await textOf(await reads.exportCsv(ws.workspaceId, { to: '+1 555 010 0555' }))).trim().split('\n');
     assert.equal(csv.length, 2);
     assert.equal(csv[1].startsWith(`${row.id},${T0.toISOString()},outbound,,+15550100555,`), true);
+  });
+
+  it('every call of the list up to EXPORT_MAX_ROWS, not one more', async () => {
+    const ws = await seedWorkspace(db);
+    await sql`insert into calls (id, workspace_id, agent_id, direction, from_number, to_number, status, provider, created_at, updated_at)
+      select 'call_' || lpad(n::text, 26, '0'), ${ws.workspaceId}, ${ws.agentId}, 'outbound', '+15550001111', '+15550002222', 'completed', 'sandbox', ${T0}, ${T0}
+      from generate_series(1, ${EXPORT_MAX_ROWS + 1}) as n`.execute(db);
+    const lines = (await textOf(await reads.exportCsv(ws.workspaceId, {}))).trim().split('\n');
+    assert.equal(lines.length, 1 + EXPORT_MAX_ROWS);
+    assert.equal(lines[1].split(',')[0], `call_${String(EXPORT_MAX_ROWS + 1).padStart(26, '0')}`);
+    assert.equal(lines.at(-1)?.split(',')[0], `call_${'2'.padStart(26, '0')}`);
   });
 });
 
