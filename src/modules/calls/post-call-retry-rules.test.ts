@@ -5,6 +5,7 @@ import { beforeEach, describe, it } from 'node:test';
 import { callOf, eventsOf, insertCallRow, ms, seedWorkspace, T0 } from '../../../test/support/call-rows.ts';
 import { agentWithExtraction, postCallRig, putRawTracks, synthTracks } from '../../../test/support/post-call-rig.ts';
 import { createCpuPool } from '../../platform/cpu-pool.ts';
+import { AppError } from '../../platform/errors.ts';
 
 // The post-call job's attempts (post-call.ts), on the real database, a real fs BlobStore and the
 // fake OpenAI server, with a manual clock: a failed step is due again after the schedule's gap
@@ -14,7 +15,7 @@ import { createCpuPool } from '../../platform/cpu-pool.ts';
 // an empty schedule allows one attempt. Schedule [0, 2 s, 7 s]: three attempts, gaps 2 s and 5 s.
 
 const rig = await postCallRig();
-const { db, clock, blobs, fake, encodes } = rig;
+const { db, clock, blobs, fake, encodes, hooks } = rig;
 const ws = await seedWorkspace(db);
 await agentWithExtraction(db, ws.agentId);
 const job = rig.job({ schedule: [0, 2000, 7000] });
@@ -28,6 +29,7 @@ beforeEach(async () => {
   clock.set(T0);
   encodes.length = 0;
   fake.requests.length = 0;
+  hooks.beforeEncode = null;
 });
 
 async function ended(fields: Record<string, unknown> = {}) {
@@ -94,7 +96,7 @@ describe('a step that keeps failing', () => {
     assert.equal(encodes.length, 3);
     const events = await eventsOf(db, row.id);
     assert.deepEqual(events.filter((e) => e.type === 'call.ended').map((e) => e.data.recording_url), [null]);
-    assert.deepEqual(await rig.failuresCounted(), { analysis: 1, recording: 1 });
+    assert.equal((await rig.failuresCounted()).recording, 1);
   });
 
   it('an empty schedule allows one attempt', async () => {
@@ -139,6 +141,16 @@ describe('a CPU pool too busy for the MP3', () => {
     assert.equal(await busyJob.runDueOnce(), 1);
     after = await callOf(db, row.id);
     assert.deepEqual([after.recording_status, after.analysis_status, after.post_call_attempts, ms(after.ended_event_at)], ['failed', 'failed', 3, T0.getTime() + 2000]);
+  });
+
+  it('another AppError than service_unavailable is a failure like any other: the attempt counts, the schedule\'s gap', async () => {
+    const row = await ended({ analysis_status: null });
+    hooks.beforeEncode = async () => {
+      throw new AppError('invalid_state', 'the encoder refused');
+    };
+    assert.equal(await job.runDueOnce(), 1);
+    const after = await callOf(db, row.id);
+    assert.deepEqual([after.post_call_attempts, ms(after.post_call_due_at), after.recording_error], [1, T0.getTime() + 2000, 'the encoder refused']);
   });
 });
 
