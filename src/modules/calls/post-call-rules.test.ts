@@ -162,11 +162,13 @@ describe('a lease lost during the attempt', () => {
     hooks.beforeEncode = async () => {
       clock.advance(5000);
       const renewed = T0.getTime() + 5300;
-      for (;;) {
+      // Bounded (30 s of polls for a 100 ms renewal): a renewal that never comes fails instead of hanging.
+      for (let poll = 0; poll < 1500; poll++) {
         const now = await callOf(db, row.id);
         if (ms(now.post_call_lease_expires_at) === renewed && ms(now.post_call_due_at) === renewed) return;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
+      throw new Error('the lease was never renewed to now + leaseMs');
     };
     assert.equal(await quick.runDueOnce(), 1);
     assert.equal((await callOf(db, row.id)).recording_status, 'ready');
