@@ -2,12 +2,19 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { eventsOf } from '../../../test/support/call-rows.ts';
 import { runnerRig, SANDBOX_NUMBERS } from '../../../test/support/runner-rig.ts';
+import type { CallMedia, CallSimulation, SandboxTelephony } from '../../ports/telephony.ts';
 
 // The call runner (runner.ts) once a call is connected, on the real sandbox at SANDBOX_SPEED=max:
 // the wallet's budget (PRICE_CALL_PER_MIN_USD 0.09: 1,500 micro-USD a second; web voice 0.05),
 // a hang-up and a transfer of the live call, a failure in the runtime, the registry while it runs.
 
 const { db, t, runner, workspace, ringing, connected, talkative, callOf } = await runnerRig();
+
+/** A sandbox inbound call's media, connected. */
+function inbound(callId: string, simulation: CallSimulation | null = null): CallMedia {
+  const telephony = t.platform.providers.telephony as SandboxTelephony;
+  return telephony.acceptInbound({ callId, from: '+15550100001', to: '+15550100002', simulation });
+}
 
 describe('the wallet ends the call', () => {
   it('a balance of 3,000 (2 s): insufficient_balance, billed at most the 2 affordable seconds', async () => {
@@ -17,7 +24,7 @@ describe('the wallet ends the call', () => {
     const call = await callOf(row.id);
     assert.equal(call.status, 'completed');
     assert.equal(call.end_reason, 'insufficient_balance');
-    assert.ok((call.duration_ms ?? 0) <= 2000 && (call.duration_ms ?? 0) >= 1900, `duration ${call.duration_ms}`);
+    assert.equal(call.duration_ms, 1980, 'one frame before the last affordable second is done');
     assert.equal(call.billed_seconds, 2);
   });
 
@@ -32,9 +39,7 @@ describe('the wallet ends the call', () => {
   it('a web session is budgeted at the web voice rate (3,000 affords 3 s at 833 a second)', async () => {
     const ws = await workspace(3000);
     const row = await ringing(ws, undefined, { direction: 'web' });
-    const telephony = t.platform.providers.telephony as { acceptInbound(r: object): import('../../ports/telephony.ts').CallMedia };
-    const media = telephony.acceptInbound({ callId: row.id, from: '+15550100001', to: '+15550100002', simulation: JSON.parse(talkative()) });
-    await runner.answer(row, media);
+    await runner.answer(row, inbound(row.id, JSON.parse(talkative())));
     const call = await callOf(row.id);
     assert.equal(call.end_reason, 'insufficient_balance');
     assert.ok((call.duration_ms ?? 0) > 2000 && (call.duration_ms ?? 0) <= 3000, `duration ${call.duration_ms}`);
@@ -80,6 +85,17 @@ describe('a live call', () => {
     assert.equal(runner.size, 0);
   });
 
+  it('a failure in the runtime before the session runs hangs the connected call up (the line is not left open)', async () => {
+    const ws = await workspace();
+    await db.updateTable('agents').set({ llm: JSON.stringify({ provider: 'openai-realtime', model: 'gpt-realtime' }) }).where('id', '=', ws.agentId).execute();
+    const row = await ringing(ws);
+    const media = inbound(row.id);
+    const hungUp: unknown[] = [];
+    await runner.answer(row, { ...media, hangup: (reason) => (hungUp.push(reason), media.hangup(reason)) });
+    assert.deepEqual(hungUp, ['media_error']);
+    assert.equal((await callOf(row.id)).end_reason, 'media_error');
+  });
+
   it('its events go to the agent\'s webhook, call.started first', async () => {
     const ws = await workspace();
     const row = await ringing(ws);
@@ -96,6 +112,7 @@ describe('a live call', () => {
     const row = await ringing(ws, SANDBOX_NUMBERS.mediaError);
     await runner.runOutbound(row);
     const call = await callOf(row.id);
-    assert.equal(call.end_reason, 'media_error');
+    assert.deepEqual([call.status, call.end_reason], ['failed', 'media_error']);
+    assert.ok(call.error, 'its error kept');
   });
 });

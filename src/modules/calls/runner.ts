@@ -241,6 +241,8 @@ export function createCallRunner(deps: RunnerDeps) {
     const row: CallRow & Pick<CallRef, 'traceParent'> = traceParent ? { ...queued, traceParent } : queued;
     const entry: LiveCall = { row, dial: new AbortController(), session: null, transport: null };
     live.set(row.id, entry);
+    // The connected call's media, until its session runs (which hangs it up when it ends).
+    let connected: CallMedia | null = null;
     try {
       const agent = await loadCallAgent(deps.db, row.workspace_id, row.agent_id);
       if (!agent) {
@@ -261,6 +263,7 @@ export function createCallRunner(deps: RunnerDeps) {
         await journal.finish(row, dest, { status, endReason, durationMs: 0, error, holder });
         return;
       }
+      connected = dialed.media;
       if (!(await journal.answered(row, dest, holder))) {
         await dialed.media.hangup();
         return;
@@ -268,6 +271,8 @@ export function createCallRunner(deps: RunnerDeps) {
       await converse(row, agent, dialed.media, dest, entry, span);
     } catch (err) {
       logger.error({ err, callId: row.id }, 'call failed in the runtime');
+      // A call that failed before its session ran is hung up here (else the line stays open).
+      if (connected && !entry.session) await connected.hangup('media_error').catch((hangupErr) => logger.error({ err: hangupErr, callId: row.id }, 'call could not be hung up'));
       await journal
         .finish(row, null, { status: 'failed', endReason: 'media_error', durationMs: entry.session?.elapsedMs() ?? 0, error: { code: 'runtime_error', message: 'the call failed in the runtime' }, holder })
         .catch((finishErr) => logger.error({ err: finishErr, callId: row.id }, 'call could not be ended'));

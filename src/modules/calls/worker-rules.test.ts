@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { runnerRig, SANDBOX_NUMBERS } from '../../../test/support/runner-rig.ts';
+import type { CallRow } from './repo.ts';
+
+// The dialer (worker.ts) on the real runner and sandbox (SANDBOX_SPEED=max), CALLS_PER_PROCESS=2
+// and leases of 3 s: a claim takes at most what is left of the process's slots after its live
+// calls and the claims in flight, leases what it claims, and the job's sweep renews this process's
+// calls (applying a hang-up asked elsewhere) and ends calls whose owner died.
+
+const { db, t, runner, worker, workspace, ringing, connected, talkative, callOf } = await runnerRig({ CALLS_PER_PROCESS: '2', CALL_LEASE_SECONDS: '3' });
+
+async function queue(ws: { workspaceId: string; agentId: string }, n: number): Promise<CallRow[]> {
+  const rows = [];
+  for (let i = 0; i < n; i++) rows.push(await ringing(ws, SANDBOX_NUMBERS.busy, { lease_holder: null, lease_expires_at: null, started_at: null }, 'queued'));
+  return rows;
+}
+
+async function statuses(rows: CallRow[]) {
+  const out: Record<string, number> = {};
+  for (const row of rows) {
+    const { status } = await callOf(row.id);
+    out[status] = (out[status] ?? 0) + 1;
+  }
+  return out;
+}
+
+/** Waits for the runs of every call this process runs. */
+async function drain() {
+  for (const id of runner.liveIds()) await runner.ended(id);
+}
+
+describe('claims within CALLS_PER_PROCESS', () => {
+  it('takes 2 of 3 queued calls, leased by this runner for CALL_LEASE_SECONDS; the third once slots free', async () => {
+    const ws = await workspace();
+    const rows = await queue(ws, 3);
+    const before = Date.now();
+    assert.equal(await worker.runDueOnce(), 2);
+    const claimed = [];
+    for (const row of rows) {
+      const call = await callOf(row.id);
+      if (call.status !== 'queued') claimed.push(call);
+    }
+    assert.equal(claimed.length, 2);
+    for (const call of claimed) {
+      assert.equal(call.lease_holder, runner.holder);
+      const lease = new Date(call.lease_expires_at as Date).getTime();
+      assert.ok(lease >= before + 3000 && lease <= Date.now() + 3000, 'leased CALL_LEASE_SECONDS from the claim');
+    }
+    await drain();
+    assert.deepEqual(await statuses(rows), { busy: 2, queued: 1 });
+    assert.equal(await worker.runDueOnce(), 1);
+    await drain();
+    assert.deepEqual(await statuses(rows), { busy: 3 });
+    assert.equal(await worker.runDueOnce(), 0);
+  });
+
+  it('two claims at once take no more than the slots together', async () => {
+    const ws = await workspace();
+    const rows = await queue(ws, 4);
+    const [a, b] = await Promise.all([worker.runDueOnce(), worker.runDueOnce()]);
+    assert.equal(a + b, 2);
+    await drain();
+    assert.deepEqual(await statuses(rows), { busy: 2, queued: 2 });
+    assert.equal(await worker.runDueOnce(), 2);
+    await drain();
+  });
+
+  it('a live call of the runner takes a slot: one claimed beside it, none beside two', async () => {
+    const ws = await workspace();
+    const live = await ringing(ws, undefined, { simulation: talkative() });
+    const running = runner.runOutbound(live);
+    const rows = await queue(ws, 2);
+    assert.equal(await worker.runDueOnce(), 1);
+    const second = await ringing(ws, undefined, { simulation: talkative() });
+    await connected(live.id);
+    const runningSecond = runner.runOutbound(second);
+    for (const id of runner.liveIds()) if (id !== live.id && id !== second.id) await runner.ended(id);
+    assert.equal(await worker.runDueOnce(), 0, 'both slots are live calls');
+    runner.hangup(live.id);
+    runner.hangup(second.id);
+    await Promise.all([running, runningSecond]);
+    assert.equal(await worker.runDueOnce(), 1);
+    await drain();
+    assert.deepEqual(await statuses(rows), { busy: 2 });
+  });
+});
+
+describe('the job\'s sweep', () => {
+  it('ends a call whose owner died, and applies a hang-up asked for a call of this process', async () => {
+    const ws = await workspace();
+    const past = new Date(Date.now() - 60_000);
+    const lost = await ringing(ws, undefined, { lease_holder: 'dead-process', lease_expires_at: past, answered_at: past, live_elapsed_ms: 4000 }, 'in_progress');
+    const live = await ringing(ws, undefined, { simulation: talkative(10) });
+    const running = runner.runOutbound(live);
+    await connected(live.id);
+    await db.updateTable('calls').set({ control: JSON.stringify({ action: 'hangup' }) }).where('id', '=', live.id).execute();
+    await worker.start();
+    try {
+      await running;
+      for (let i = 0; i < 400 && (await callOf(lost.id)).status !== 'failed'; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    } finally {
+      await worker.stop();
+    }
+    assert.equal((await callOf(live.id)).end_reason, 'api_hangup');
+    const after = await callOf(lost.id);
+    assert.deepEqual([after.status, after.duration_ms], ['failed', 4000]);
+    assert.ok(t.platform.config.calls.leaseMs === 3000);
+  });
+});
