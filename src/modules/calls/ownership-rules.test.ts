@@ -12,8 +12,8 @@ import type { CallRow } from './repo.ts';
 // leases with the hang-ups and transfers other instances asked for. The real runner and journal
 // on the real sandbox (SANDBOX_SPEED=max), rows written straight into the tables.
 
-const ANSWERED = '2026-11-23T10:00:00.000Z';
-const at = (ms: number) => new Date(Date.parse(ANSWERED) + ms).toISOString();
+const ANSWERED = new Date('2026-11-23T10:00:00.000Z');
+const at = (ms: number) => new Date(ANSWERED.getTime() + ms);
 const row = (fields: Partial<CallRow>) => ({ provider: 'twilio', answered_at: ANSWERED, last_renewed_at: null, live_elapsed_ms: null, ...fields }) as CallRow;
 
 describe('lostCallDurationMs: what a lost call is billed', () => {

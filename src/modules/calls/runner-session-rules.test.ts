@@ -91,7 +91,11 @@ describe('a live call', () => {
     const row = await ringing(ws);
     const media = inbound(row.id);
     const hungUp: unknown[] = [];
-    await runner.answer(row, { ...media, hangup: (reason) => (hungUp.push(reason), media.hangup(reason)) });
+    const hangup: CallMedia['hangup'] = (reason) => {
+      hungUp.push(reason);
+      return media.hangup(reason);
+    };
+    await runner.answer(row, { ...media, hangup });
     assert.deepEqual(hungUp, ['media_error']);
     assert.equal((await callOf(row.id)).end_reason, 'media_error');
   });
