@@ -16,6 +16,11 @@ const ANSWERED = new Date('2026-11-23T10:00:00.000Z');
 const at = (ms: number) => new Date(ANSWERED.getTime() + ms);
 const row = (fields: Partial<CallRow>) => ({ provider: 'twilio', answered_at: ANSWERED, last_renewed_at: null, live_elapsed_ms: null, ...fields }) as CallRow;
 
+// Built before the first suite: a suite declared before a top-level await may run, and the
+// file's closers with it, before the app exists (its PostgreSQL pool then keeps the file alive).
+const { db, t, runner, ownership, worker, workspace, ringing, connected, talkative, callOf } = await runnerRig();
+const blobs = t.platform.providers.blobs;
+
 describe('lostCallDurationMs: what a lost call is billed', () => {
   it('its own clock at the last renewal, capped at the agent limit', () => {
     assert.equal(lostCallDurationMs(row({ live_elapsed_ms: 31_000, last_renewed_at: at(5000) }), 60, 20), 31_000);
@@ -49,8 +54,6 @@ describe('lostCallDurationMs: what a lost call is billed', () => {
   });
 });
 
-const { db, t, runner, ownership, worker, workspace, ringing, connected, talkative, callOf } = await runnerRig();
-const blobs = t.platform.providers.blobs;
 
 async function lostCall(ws: { workspaceId: string; agentId: string }, fields: Record<string, unknown> = {}) {
   const past = new Date(Date.now() - 60_000);
