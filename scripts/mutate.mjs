@@ -64,11 +64,27 @@ const CAMPAIGNS_TESTS = [
 
 /** The calls folder's files (the folder and its part below). */
 const CALLS_TESTS = [
-  // The fast rule files first (seconds: the journal and its SQL on the database directly), then the HTTP and sandbox files.
+  // The fast rule files first (seconds: the journal, its SQL, the service, reads and post-call job on the
+  // database directly; then the runner's on the sandbox at full speed), then the HTTP and sandbox files.
   'src/modules/calls/journal-rules.test.ts',
   'src/modules/calls/journal-finish-rules.test.ts',
   'src/modules/calls/journal-post-call-rules.test.ts',
   'src/modules/calls/dialer-sql-rules.test.ts',
+  'src/modules/calls/signed-links.test.ts',
+  'src/modules/calls/preconditions-rules.test.ts',
+  'src/modules/calls/reads-rules.test.ts',
+  'src/modules/calls/reads-export-rules.test.ts',
+  'src/modules/calls/service-rules.test.ts',
+  'src/modules/calls/service-control-rules.test.ts',
+  'src/modules/calls/raw-tracks-rules.test.ts',
+  'src/modules/calls/post-call-rules.test.ts',
+  'src/modules/calls/post-call-retry-rules.test.ts',
+  'src/modules/calls/call-events-rules.test.ts',
+  'src/modules/calls/gauges-trace-rules.test.ts',
+  'src/modules/calls/worker-rules.test.ts',
+  'src/modules/calls/ownership-rules.test.ts',
+  'src/modules/calls/runner-rules.test.ts',
+  'src/modules/calls/runner-session-rules.test.ts',
   'src/modules/calls/billing.test.ts',
   'src/modules/calls/calls.test.ts',
   'src/modules/calls/crash.test.ts',
