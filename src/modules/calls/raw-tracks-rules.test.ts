@@ -180,6 +180,21 @@ describe('readMixedTracks', () => {
     assert.deepEqual([err.name, err.message], ['RawTracksMissingError', 'the raw recording block agent-00001.pcm is missing']);
     assert.equal((await readMixedTracks(store, WS, id, BLOCK_SAMPLES)).length, BLOCK_SAMPLES, 'only the blocks of `samples` are read');
   });
+
+  it('both tracks missing: the caller\'s block named, whichever read ends first', async () => {
+    const id = callId();
+    // The caller's read answers last: the error is still the caller's (the tracks' order).
+    const slowCaller: BlobStore = {
+      ...store,
+      get: async (key) => {
+        if (key.includes('/caller-')) await new Promise((resolve) => setTimeout(resolve, 30));
+        return store.get(key);
+      },
+    };
+    const err = await readMixedTracks(slowCaller, WS, id, BLOCK_SAMPLES).catch((e: unknown) => e);
+    assert.ok(err instanceof RawTracksMissingError);
+    assert.equal(err.message, 'the raw recording block caller-00000.pcm is missing');
+  });
 });
 
 describe('saved blocks and deletions', () => {

@@ -89,7 +89,9 @@ export async function readMixedTracks(blobs: BlobStore, workspaceId: string, cal
   const out = new Int16Array(samples);
   for (let index = 0; index < blocksOf(samples); index++) {
     const base = index * BLOCK_SAMPLES;
-    const [caller, agent] = await Promise.all(
+    // Both read at once; a missing block is named in the tracks' order, not by which read ended
+    // first (the failure stored on the call must not depend on the machine's load).
+    const reads = await Promise.allSettled(
       TRACKS.map(async (track) => {
         const key = rawTrackKey(workspaceId, callId, track, index);
         const blob = await blobs.get(key);
@@ -97,6 +99,9 @@ export async function readMixedTracks(blobs: BlobStore, workspaceId: string, cal
         return pcmOf(blob.bytes);
       }),
     );
+    const failed = reads.find((read) => read.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [caller, agent] = reads.map((read) => (read as PromiseFulfilledResult<Int16Array>).value);
     const length = Math.min(BLOCK_SAMPLES, samples - base);
     out.set(caller.subarray(0, length), base);
     mixInto(out.subarray(base, base + length), agent);
