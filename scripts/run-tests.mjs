@@ -19,6 +19,7 @@ const given = process.env.TEST_PGLITE_TEMPLATE;
 const reuseTemplate = given !== undefined && fs.existsSync(given);
 const template = reuseTemplate ? given : path.join(work, 'pglite-template');
 const coverageDir = path.join(work, 'operations');
+const fileTimes = path.join(work, 'file-times.tsv');
 fs.mkdirSync(coverageDir);
 
 function testFiles(dir) {
@@ -37,7 +38,8 @@ const env = {
   ...process.env,
   TEST_PGLITE_TEMPLATE: template,
   TEST_COVERAGE_DIR: coverageDir,
-  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --no-warnings=ExperimentalWarning`.trim(),
+  TEST_FILE_TIMES: fileTimes,
+  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --no-warnings=ExperimentalWarning --import ${path.join(root, 'scripts', 'file-clock.mjs')}`.trim(),
 };
 
 console.log(`database: ${process.env.TEST_DATABASE_URL ? 'PostgreSQL (TEST_DATABASE_URL)' : 'PGlite'}; ${files.length} test files`);
@@ -58,9 +60,26 @@ if (selected.length === 0) {
   const coverage = run(['test/openapi-coverage.check.ts', 'test/log-secrets.check.ts']);
   if (coverage.status !== 0) status = coverage.status ?? 1;
 }
+printSlowestFiles();
 await dropRecordedSchemas();
 fs.rmSync(work, { recursive: true, force: true });
 process.exit(status);
+
+/** The files that took the most wall time, and the sums (scripts/file-clock.mjs wrote them). */
+function printSlowestFiles() {
+  if (!fs.existsSync(fileTimes)) return;
+  const rows = fs
+    .readFileSync(fileTimes, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => line.split('\t'))
+    .map(([wall, cpu, file]) => ({ wall: Number(wall), cpu: Number(cpu), file: path.relative(root, file) }))
+    .sort((a, b) => b.wall - a.wall);
+  const seconds = (ms) => `${(ms / 1000).toFixed(0)} s`;
+  const sum = (key) => rows.reduce((total, row) => total + row[key], 0);
+  console.log(`\n${rows.length} files: ${seconds(sum('wall'))} of wall time summed, ${seconds(sum('cpu'))} of their own CPU; the slowest (wall, CPU):`);
+  for (const row of rows.slice(0, 15)) console.log(`  ${seconds(row.wall).padStart(6)} ${seconds(row.cpu).padStart(6)}  ${row.file}`);
+}
 
 /**
  * The PostgreSQL schemas the test files used, dropped once every file has ended (a schema dropped
