@@ -55,6 +55,7 @@ const CAMPAIGNS_TESTS = [
   'src/modules/campaigns/dialer-wake-rules.test.ts',
   'src/modules/campaigns/results-rules.test.ts',
   'src/modules/campaigns/service-rules.test.ts',
+  'src/modules/campaigns/service-lists-rules.test.ts',
   'src/modules/campaigns/calling-window.test.ts',
   'src/modules/campaigns/concurrency.test.ts',
   'src/modules/campaigns/csv-injection.test.ts',
