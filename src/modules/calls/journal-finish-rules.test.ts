@@ -78,6 +78,25 @@ describe('finish: billing', () => {
     }
   });
 
+  it('a debit that takes the balance below the threshold sends wallet.low_balance, once, to the workspace', async () => {
+    const ws = await seedWorkspace(db, 2000);
+    // The file's first hook raises the threshold by 1 before the debit: 1,001 when it is applied.
+    await db.updateTable('wallets').set({ threshold_micros: 1000 }).where('workspace_id', '=', ws.workspaceId).execute();
+    await db
+      .insertInto('webhook_endpoints')
+      .values({ workspace_id: ws.workspaceId, url: 'https://example.test/hook', secret: 's', previous_secret: null, previous_secret_expires_at: null, events: JSON.stringify(['wallet.low_balance']), created_at: T0, updated_at: T0 })
+      .execute();
+    const lowBalance = () => db.selectFrom('webhook_events').select(['type', 'payload']).where('workspace_id', '=', ws.workspaceId).where('type', '=', 'wallet.low_balance').execute();
+    for (const expected of [1, 1]) {
+      const row = await insertCallRow(db, ws, 'in_progress');
+      assert.equal(await journal.finish(refOf(row), null, { status: 'completed', endReason: 'customer_hangup', durationMs: 1000 }), true);
+      assert.equal((await lowBalance()).length, expected);
+    }
+    const [event] = await lowBalance();
+    const payload = (typeof event.payload === 'string' ? JSON.parse(event.payload) : event.payload) as { data: unknown };
+    assert.deepEqual(payload.data, { balance_usd: 0.0005, threshold_usd: 0.001001 });
+  });
+
   it('a negative length with a transcript (the clock stepped back) is stored as 0 ms, billed nothing', async () => {
     const { ws, row } = await liveCall();
     const transcript = [{ role: 'agent' as const, text: 'Hello', start_ms: 0, end_ms: 500 }];

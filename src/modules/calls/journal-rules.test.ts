@@ -255,11 +255,11 @@ describe('queue and queueMany', () => {
     const ids = [newId('call'), newId('call'), newId('call')].reverse();
     const simulation = { caller_script: ['hi'] };
     const rows = await db.transaction().execute((tx) =>
-      journal.queueMany(tx, ids.map((id) => ({ ...base, id, variables: { name: id }, metadata: { m: 1 }, simulation, campaign_id: null, schedule_id: null }))),
+      journal.queueMany(tx, ids.map((id) => ({ ...base, id, variables: { name: id }, metadata: { m: 1 }, simulation, campaign_id: 'cmp_given', schedule_id: 'sch_given' }))),
     );
     assert.deepEqual(rows.map((r) => r.id), ids);
     const first = await callOf(db, ids[0]);
-    assert.deepEqual([first.variables, first.metadata, first.simulation, first.trace_parent], [{ name: ids[0] }, { m: 1 }, simulation, null]);
+    assert.deepEqual([first.variables, first.metadata, first.simulation, first.campaign_id, first.schedule_id, first.trace_parent], [{ name: ids[0] }, { m: 1 }, simulation, 'cmp_given', 'sch_given', null]);
     assert.deepEqual(await db.transaction().execute((tx) => journal.queueMany(tx, [])), []);
     const lost = newId('call');
     await assert.rejects(
