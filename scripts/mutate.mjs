@@ -56,6 +56,7 @@ const CAMPAIGNS_TESTS = [
   'src/modules/campaigns/results-rules.test.ts',
   'src/modules/campaigns/service-rules.test.ts',
   'src/modules/campaigns/service-lists-rules.test.ts',
+  'src/modules/campaigns/routes-rules.test.ts',
   'src/modules/campaigns/calling-window.test.ts',
   'src/modules/campaigns/concurrency.test.ts',
   'src/modules/campaigns/csv-injection.test.ts',
@@ -95,6 +96,27 @@ const CALLS_TESTS = [
   'src/modules/calls/reproducible.test.ts',
 ];
 
+/** The test files that may kill the call runtime's mutants (the folder and its parts below), cheapest first. */
+const RUNTIME_TESTS = [
+  'src/runtime/clock.test.ts',
+  'src/runtime/virtual-clock.test.ts',
+  'src/runtime/frame-pacer.test.ts',
+  'src/runtime/early-transcript.test.ts',
+  'src/runtime/audio/audio.test.ts',
+  'src/runtime/call-session.test.ts',
+  'src/runtime/call-session-rules.test.ts',
+  'src/runtime/speech-model-call.test.ts',
+  'src/runtime/streaming-recognizer.test.ts',
+  'src/runtime/pipeline/call-pipeline.test.ts',
+  'src/runtime/pipeline/interim-barge-in.test.ts',
+  'src/runtime/pipeline/model-stages.test.ts',
+  // The runtime's code that only real transports reach (codecs, the media writer, Twilio frames).
+  'src/modules/voice/media-socket.test.ts',
+  'src/modules/voice/media-writer.test.ts',
+  'src/modules/telephony/twilio.test.ts',
+  'src/modules/calls/calls.test.ts',
+];
+
 const FOLDERS = {
   // test/ssrf-url-fields.test.ts (every URL field over HTTP) takes 30 s a run: left out.
   outbound: { dir: 'src/platform/outbound', tests: ['src/platform/outbound/ssrf-guard.test.ts'] },
@@ -126,28 +148,7 @@ const FOLDERS = {
     ],
   },
   campaigns: { dir: 'src/modules/campaigns', tests: CAMPAIGNS_TESTS },
-  runtime: {
-    dir: 'src/runtime',
-    tests: [
-      'src/runtime/clock.test.ts',
-      'src/runtime/virtual-clock.test.ts',
-      'src/runtime/frame-pacer.test.ts',
-      'src/runtime/early-transcript.test.ts',
-      'src/runtime/audio/audio.test.ts',
-      'src/runtime/call-session.test.ts',
-      'src/runtime/call-session-rules.test.ts',
-      'src/runtime/speech-model-call.test.ts',
-      'src/runtime/streaming-recognizer.test.ts',
-      'src/runtime/pipeline/call-pipeline.test.ts',
-      'src/runtime/pipeline/interim-barge-in.test.ts',
-      'src/runtime/pipeline/model-stages.test.ts',
-      // The runtime's code that only real transports reach (codecs, the media writer, Twilio frames).
-      'src/modules/voice/media-socket.test.ts',
-      'src/modules/voice/media-writer.test.ts',
-      'src/modules/telephony/twilio.test.ts',
-      'src/modules/calls/calls.test.ts',
-    ],
-  },
+  runtime: { dir: 'src/runtime', tests: RUNTIME_TESTS },
   calls: { dir: 'src/modules/calls', tests: CALLS_TESTS },
   // The origin rule (normaliseOrigin, originAllowed: lines 1-37); answerCors is public.test.ts's, over HTTP.
   'widgets/origin': { dir: 'src/modules/widgets', only: ['origin.ts:1-37'], tests: ['src/modules/widgets/origin.test.ts'], part: true },
@@ -183,6 +184,18 @@ const FOLDERS = {
   'auth/tokens': { dir: 'src/platform/auth', only: ['jwt.ts', 'passwords.ts', 'api-key-format.ts', 'access.ts', 'gate.ts'], tests: AUTH_TESTS, part: true },
   'auth/authenticate': { dir: 'src/platform/auth', only: ['authenticate.ts', 'api-key-usage.ts'], tests: AUTH_TESTS, part: true },
   'auth/gate-cache': { dir: 'src/platform/auth', only: ['gate-cache.ts', 'gate-bus.ts'], tests: AUTH_TESTS, part: true },
+  // The runtime in four parts, each for one sitting (the whole folder: ~1,565 mutants).
+  // The clocks, the frame pacer, the timed ports and the call's trace.
+  'runtime/timing': { dir: 'src/runtime', only: ['clock.ts', 'virtual-clock.ts', 'frame-pacer.ts', 'timed-ports.ts', 'tracing.ts'], tests: RUNTIME_TESTS, part: true },
+  // The speaking and hearing around a turn: the speaker, sentences, the recognizers, turn detection, the speech model's call.
+  'runtime/speech': {
+    dir: 'src/runtime',
+    only: ['speaker.ts', 'sentence-stream.ts', 'streaming-recognizer.ts', 'early-transcript.ts', 'turn-detector.ts', 'speech-model-call.ts', 'agent-turn.ts', 'call-agent.ts', 'outcome.ts'],
+    tests: RUNTIME_TESTS,
+    part: true,
+  },
+  // The recorder and the voice activity detector.
+  'runtime/audio': { dir: 'src/runtime', only: ['audio/*.ts'], tests: RUNTIME_TESTS, part: true },
   // The cascade call and its pipeline (the shell, the stages): the call's rules.
   'runtime/call-session': {
     dir: 'src/runtime',

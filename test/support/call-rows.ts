@@ -7,7 +7,7 @@ import type { Executor } from '../../src/platform/db/schema.ts';
 import { newId } from '../../src/platform/ids.ts';
 import type { AgentDestination } from '../../src/platform/outbox/emit.ts';
 import { createEventEmitter } from '../../src/platform/outbox/emitter.ts';
-import { seedWorkspace, T0 } from './campaign-rows.ts';
+import { payloadOf, seedWorkspace, T0 } from './campaign-rows.ts';
 import { testDatabase } from './database.ts';
 
 // The calls tables written straight into the database, and a CallJournal built on this file's
@@ -37,6 +37,15 @@ export async function journalRig() {
   let nudges = 0;
   const journal = createCallJournal({ db: database.db, database, clock, events, links: LINKS, rates: RATES, nudgePostCall: () => nudges++ });
   return { database, db: database.db, clock, journal, nudges: () => nudges };
+}
+
+/** A workspace with a second agent of its own (`agent2`), and another workspace beside it: the reads' filters and isolation. */
+export async function seedWorkspacePair(db: Executor) {
+  const ws = await seedWorkspace(db);
+  const other = await seedWorkspace(db);
+  const agent2 = (await seedWorkspace(db)).agentId;
+  await db.updateTable('agents').set({ workspace_id: ws.workspaceId }).where('id', '=', agent2).execute();
+  return { ws, other, agent2 };
 }
 
 /** A call row in `status` (its history: that status, seq 1, at T0), with any other fields given. */
@@ -78,9 +87,8 @@ export async function eventsOf(db: Executor, callId: string) {
   const rows = await db.selectFrom('webhook_events').selectAll().where('call_id', '=', callId).orderBy('id').execute();
   const out = [];
   for (const row of rows) {
-    const payload = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as { data: Record<string, unknown> };
     const delivery = await db.selectFrom('webhook_deliveries').select(['trace_parent', 'agent_id']).where('event_id', '=', row.id).executeTakeFirstOrThrow();
-    out.push({ type: row.type, data: payload.data, workspaceId: row.workspace_id, agentId: row.agent_id, at: new Date(row.created_at).getTime(), traceParent: delivery.trace_parent });
+    out.push({ type: row.type, data: payloadOf(row).data, workspaceId: row.workspace_id, agentId: row.agent_id, at: new Date(row.created_at).getTime(), traceParent: delivery.trace_parent });
   }
   return out;
 }

@@ -86,3 +86,22 @@ export async function insertCall(db: Executor, campaign: CampaignRow, status: Ca
 export async function contactOf(db: Executor, id: string) {
   return db.selectFrom('campaign_contacts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
+
+/** A tenant webhook endpoint of the workspace subscribed to `events`, so events of those types are written to the outbox. */
+export async function insertTenantEndpoint(db: Executor, workspaceId: string, events: string[]) {
+  await db
+    .insertInto('webhook_endpoints')
+    .values({ workspace_id: workspaceId, url: 'https://example.test/hook', secret: 's', previous_secret: null, previous_secret_expires_at: null, events: JSON.stringify(events), created_at: T0, updated_at: T0 })
+    .execute();
+}
+
+/** An outbox event's payload: a JSON string on PGlite's text reads, an object on PostgreSQL's jsonb. */
+export function payloadOf(row: { payload: unknown }): { data: Record<string, unknown> } {
+  return (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as { data: Record<string, unknown> };
+}
+
+/** The `data` of each outbox event of this type in the workspace, oldest first. */
+export async function eventDataOf(db: Executor, workspaceId: string, type: string) {
+  const rows = await db.selectFrom('webhook_events').select('payload').where('workspace_id', '=', workspaceId).where('type', '=', type).orderBy('id').execute();
+  return rows.map((row) => payloadOf(row).data);
+}

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { agentOf, callOf, eventsOf, historyOf, insertCallRow, journalRig, ms, refOf, seedWorkspace, T0 } from '../../../test/support/call-rows.ts';
+import { eventDataOf, insertTenantEndpoint } from '../../../test/support/campaign-rows.ts';
 import type { Executor } from '../../platform/db/schema.ts';
 import type { CallRef, FinishedCall } from './journal.ts';
 import type { CallDirection } from './tables.ts';
@@ -82,19 +83,14 @@ describe('finish: billing', () => {
     const ws = await seedWorkspace(db, 2000);
     // The file's first hook raises the threshold by 1 before the debit: 1,001 when it is applied.
     await db.updateTable('wallets').set({ threshold_micros: 1000 }).where('workspace_id', '=', ws.workspaceId).execute();
-    await db
-      .insertInto('webhook_endpoints')
-      .values({ workspace_id: ws.workspaceId, url: 'https://example.test/hook', secret: 's', previous_secret: null, previous_secret_expires_at: null, events: JSON.stringify(['wallet.low_balance']), created_at: T0, updated_at: T0 })
-      .execute();
-    const lowBalance = () => db.selectFrom('webhook_events').select(['type', 'payload']).where('workspace_id', '=', ws.workspaceId).where('type', '=', 'wallet.low_balance').execute();
+    await insertTenantEndpoint(db, ws.workspaceId, ['wallet.low_balance']);
+    const lowBalance = () => eventDataOf(db, ws.workspaceId, 'wallet.low_balance');
     for (const expected of [1, 1]) {
       const row = await insertCallRow(db, ws, 'in_progress');
       assert.equal(await journal.finish(refOf(row), null, { status: 'completed', endReason: 'customer_hangup', durationMs: 1000 }), true);
       assert.equal((await lowBalance()).length, expected);
     }
-    const [event] = await lowBalance();
-    const payload = (typeof event.payload === 'string' ? JSON.parse(event.payload) : event.payload) as { data: unknown };
-    assert.deepEqual(payload.data, { balance_usd: 0.0005, threshold_usd: 0.001001 });
+    assert.deepEqual(await lowBalance(), [{ balance_usd: 0.0005, threshold_usd: 0.001001 }]);
   });
 
   it('a negative length with a transcript (the clock stepped back) is stored as 0 ms, billed nothing', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { insertCallRow, seedWorkspace, T0 } from '../../../test/support/call-rows.ts';
+import { insertCallRow, seedWorkspace, seedWorkspacePair, T0 } from '../../../test/support/call-rows.ts';
 import { testDatabase } from '../../../test/support/database.ts';
 import { manualClock } from '../../platform/clock.ts';
 import { newId } from '../../platform/ids.ts';
@@ -119,10 +119,7 @@ describe('presentCall', () => {
 
 describe('figures', () => {
   it('byStatus: the workspace\'s calls created in [from, to), per status, with answered counts; by agent when given', async () => {
-    const ws = await seedWorkspace(db);
-    const other = await seedWorkspace(db);
-    const agent2 = (await seedWorkspace(db)).agentId;
-    await db.updateTable('agents').set({ workspace_id: ws.workspaceId }).where('id', '=', agent2).execute();
+    const { ws, other, agent2 } = await seedWorkspacePair(db);
     await insertCallRow(db, ws, 'completed', { created_at: at(0), duration_ms: 1000, cost_micros: 10, answered_at: at(0) });
     await insertCallRow(db, ws, 'completed', { created_at: at(5), duration_ms: 2000, cost_micros: 20 });
     await insertCallRow(db, { ...ws, agentId: agent2 }, 'failed', { created_at: at(9), duration_ms: 4000, cost_micros: 40, answered_at: at(9) });

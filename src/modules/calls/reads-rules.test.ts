@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { insertCallRow, seedWorkspace, T0 } from '../../../test/support/call-rows.ts';
+import { insertCallRow, seedWorkspace, seedWorkspacePair, T0 } from '../../../test/support/call-rows.ts';
 import { insertCampaign } from '../../../test/support/campaign-rows.ts';
 import { refusal } from '../../../test/support/campaign-service-rig.ts';
 import { testDatabase } from '../../../test/support/database.ts';
@@ -37,10 +37,7 @@ const all: PageRequest = { limit: 100 };
 
 describe('the list: filters', () => {
   it('each filter keeps only the matching calls of the workspace, newest first', async () => {
-    const ws = await seedWorkspace(db);
-    const other = await seedWorkspace(db);
-    const agent2 = (await seedWorkspace(db)).agentId;
-    await db.updateTable('agents').set({ workspace_id: ws.workspaceId }).where('id', '=', agent2).execute();
+    const { ws, other, agent2 } = await seedWorkspacePair(db);
     const campaign = await insertCampaign(db, { workspace_id: ws.workspaceId, agent_id: ws.agentId });
     const a = await insertCallRow(db, ws, 'completed', { created_at: at(1) });
     const b = await insertCallRow(db, { ...ws, agentId: agent2 }, 'failed', { created_at: at(2), direction: 'inbound', from_number: '+15550100777' });

@@ -10,21 +10,18 @@ import { runnerRig, SANDBOX_NUMBERS } from '../../../test/support/runner-rig.ts'
 const { db, runner, workspace, ringing, callOf } = await runnerRig();
 
 describe('a call that never connects', () => {
-  it('busy: busy/busy, 0 ms, no error', async () => {
-    const ws = await workspace();
-    const row = await ringing(ws, SANDBOX_NUMBERS.busy);
-    await runner.runOutbound(row);
-    const call = await callOf(row.id);
-    assert.deepEqual([call.status, call.end_reason, call.duration_ms, call.error], ['busy', 'busy', 0, null]);
-  });
-
-  it('no answer: no_answer/no_answer, 0 ms, no error', async () => {
-    const ws = await workspace();
-    const row = await ringing(ws, SANDBOX_NUMBERS.noAnswer);
-    await runner.runOutbound(row);
-    const call = await callOf(row.id);
-    assert.deepEqual([call.status, call.end_reason, call.duration_ms, call.error], ['no_answer', 'no_answer', 0, null]);
-  });
+  const unanswered = [
+    { name: 'busy', number: SANDBOX_NUMBERS.busy, status: 'busy' },
+    { name: 'no answer', number: SANDBOX_NUMBERS.noAnswer, status: 'no_answer' },
+  ] as const;
+  for (const { name, number, status } of unanswered) {
+    it(`${name}: ${status}/${status}, 0 ms, no error`, async () => {
+      const row = await ringing(await workspace(), number);
+      await runner.runOutbound(row);
+      const call = await callOf(row.id);
+      assert.deepEqual([call.status, call.end_reason, call.duration_ms, call.error], [status, status, 0, null]);
+    });
+  }
 
   it('failed to connect: failed/failed_to_connect with the carrier message', async () => {
     const ws = await workspace();

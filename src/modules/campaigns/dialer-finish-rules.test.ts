@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import type { Insertable } from 'kysely';
-import { contactOf, insertCampaign, insertContact, seedWorkspace, T0 } from '../../../test/support/campaign-rows.ts';
+import { contactOf, eventDataOf, insertCampaign, insertContact, insertTenantEndpoint, seedWorkspace, T0 } from '../../../test/support/campaign-rows.ts';
 import { dialerRig } from '../../../test/support/dialer-rig.ts';
 import { newId } from '../../platform/ids.ts';
 import type { CallStatus } from '../calls/tables.ts';
@@ -178,7 +178,7 @@ describe('the finish hook: the freed slot', () => {
 describe('completeIfDone', () => {
   it('the last contact ends: completed once, at now, campaign.completed with its counts', async () => {
     const { campaign, calls, ws } = await dialed({ concurrency: 2, max_attempts: 1, started_at: at(-3_600_000) }, [{}, {}, { status: 'failed' }, { status: 'skipped' }, { status: 'failed' }]);
-    await db.insertInto('webhook_endpoints').values({ workspace_id: ws.workspaceId, url: 'https://example.test/hook', secret: 's', previous_secret: null, previous_secret_expires_at: null, events: JSON.stringify(['campaign.completed']), created_at: T0, updated_at: T0 }).execute();
+    await insertTenantEndpoint(db, ws.workspaceId, ['campaign.completed']);
     const first = rig.completions().length;
     clock.set(at(1000));
     await rig.finish(calls[0], 'completed');
@@ -190,8 +190,7 @@ describe('completeIfDone', () => {
     assert.deepEqual([row.status, new Date(row.completed_at as Date).getTime(), new Date(row.updated_at).getTime()], ['completed', at(2000).getTime(), at(2000).getTime()]);
     const data = { campaign_id: campaign.id, name: campaign.name, total: 5, completed: 1, failed: 3, started_at: at(-3_600_000).toISOString(), completed_at: at(2000).toISOString() };
     assert.deepEqual(rig.completions().slice(first), [{ workspaceId: campaign.workspace_id, type: 'campaign.completed', tenantOnly: true, data }]);
-    const outbox = await db.selectFrom('webhook_events').select('payload').where('workspace_id', '=', campaign.workspace_id).where('type', '=', 'campaign.completed').execute();
-    assert.deepEqual(outbox.map((e) => JSON.parse(e.payload).data), [data]);
+    assert.deepEqual(await eventDataOf(db, campaign.workspace_id, 'campaign.completed'), [data]);
     clock.set(at(3000));
     await rig.dialer.runDueOnce();
     assert.equal(rig.completions().length, first + 1, 'sent once');

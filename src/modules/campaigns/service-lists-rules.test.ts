@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { insertCampaign, insertContact } from '../../../test/support/campaign-rows.ts';
 import { campaignServiceRig, refusal } from '../../../test/support/campaign-service-rig.ts';
+import { idsOfPages } from '../../../test/support/paging.ts';
 import { newId } from '../../platform/ids.ts';
 import { decodeCursor, type Page, type PageRequest } from '../../platform/pagination.ts';
 import { createCampaignsRepo } from './repo.ts';
@@ -15,18 +16,9 @@ import type { ContactStatus } from './tables.ts';
 const { db, service, setup, rowOf } = await campaignServiceRig();
 const repo = createCampaignsRepo();
 
-/** Each page's ids, reading `limit` at a time from each page's cursor; a page has more exactly when it gives a cursor. */
-async function idsByPage(read: (page: PageRequest) => Promise<Page<{ id: string }>>, limit: number): Promise<string[][]> {
-  const pages: string[][] = [];
-  let after: string | undefined;
-  do {
-    const page = await read({ limit, after });
-    pages.push(page.data.map((item) => item.id));
-    assert.equal(page.has_more, page.next_cursor !== null);
-    after = page.next_cursor === null ? undefined : decodeCursor(page.next_cursor);
-  } while (after !== undefined && pages.length < 10);
-  return pages;
-}
+/** Each page's ids, reading `limit` at a time through the service, each page from the last one's cursor. */
+const idsByPage = (read: (page: PageRequest) => Promise<Page<{ id: string }>>, limit: number) =>
+  idsOfPages((cursor) => read({ limit, after: cursor === null ? undefined : decodeCursor(cursor) }));
 
 describe('list', () => {
   it('pages of `limit`, newest first, each from the last one cursor; the status filter pages too', async () => {
