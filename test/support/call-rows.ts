@@ -5,7 +5,7 @@ import type { CallsTable, CallStatus } from '../../src/modules/calls/tables.ts';
 import { manualClock } from '../../src/platform/clock.ts';
 import type { Executor } from '../../src/platform/db/schema.ts';
 import { newId } from '../../src/platform/ids.ts';
-import type { AgentDestination } from '../../src/platform/outbox/emit.ts';
+import type { AgentDestination, EmitInput, EventEmitter } from '../../src/platform/outbox/emit.ts';
 import { createEventEmitter } from '../../src/platform/outbox/emitter.ts';
 import { payloadOf, seedWorkspace, T0 } from './campaign-rows.ts';
 import { testDatabase } from './database.ts';
@@ -30,13 +30,36 @@ export function agentOf(agentId: string): AgentDestination {
   return { agentId, url: 'https://hooks.example.test/agent', secret: 'whsec_test', events: [] };
 }
 
-export async function journalRig() {
+export interface JournalRigOptions {
+  /** The manual clock's start (T0). */
+  start?: Date;
+  /** The per-minute rates (RATES). */
+  rates?: typeof RATES;
+  /** Sees each event as it is emitted, before the outbox writes it. */
+  onEmit?: (input: EmitInput) => void;
+  /** false: the journal is built without a post-call nudge, as a module that has none builds it. */
+  nudgePostCall?: boolean;
+}
+
+/** A CallJournal on a database of this file, with a manual clock and the real events engine (the transactional outbox). */
+export async function journalRig(options: JournalRigOptions = {}) {
   const database = await testDatabase();
-  const clock = manualClock(T0);
-  const events = createEventEmitter({ clock, webhooks: { agentSchedule: [0], tenantSchedule: [0] }, notifyInTransaction: database.kind === 'postgres' });
+  const clock = manualClock(options.start ?? T0);
+  const engine = createEventEmitter({ clock, webhooks: { agentSchedule: [0], tenantSchedule: [0] }, notifyInTransaction: database.kind === 'postgres' });
+  const { onEmit } = options;
+  const events: EventEmitter = onEmit
+    ? {
+        emit(tx, input) {
+          onEmit(input);
+          return engine.emit(tx, input);
+        },
+        emitAlone: (executor, input) => engine.emitAlone(executor, input),
+      }
+    : engine;
   let nudges = 0;
-  const journal = createCallJournal({ db: database.db, database, clock, events, links: LINKS, rates: RATES, nudgePostCall: () => nudges++ });
-  return { database, db: database.db, clock, journal, nudges: () => nudges };
+  const nudgePostCall = options.nudgePostCall === false ? undefined : () => nudges++;
+  const journal = createCallJournal({ db: database.db, database, clock, events, links: LINKS, rates: options.rates ?? RATES, nudgePostCall });
+  return { database, db: database.db, clock, events, journal, nudges: () => nudges };
 }
 
 /** A workspace with a second agent of its own (`agent2`), and another workspace beside it: the reads' filters and isolation. */

@@ -2,19 +2,16 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Insertable } from 'kysely';
 import { pino } from 'pino';
 import type { WorkspaceContext } from '../../src/platform/auth/access.ts';
-import { manualClock } from '../../src/platform/clock.ts';
 import { type CpuRunner, callingThread } from '../../src/platform/cpu-pool.ts';
 import type { Executor } from '../../src/platform/db/schema.ts';
 import { AppError } from '../../src/platform/errors.ts';
 import { newId } from '../../src/platform/ids.ts';
-import { createEventEmitter } from '../../src/platform/outbox/emitter.ts';
-import { createCallJournal } from '../../src/modules/calls/journal.ts';
 import { createCallsRepo } from '../../src/modules/calls/repo.ts';
 import { createCampaignDialer } from '../../src/modules/campaigns/dialer.ts';
 import { createCampaignsService } from '../../src/modules/campaigns/service.ts';
 import type { CampaignsTable } from '../../src/modules/campaigns/tables.ts';
 import { insertCampaign, seedWorkspace, T0 } from './campaign-rows.ts';
-import { testDatabase } from './database.ts';
+import { journalRig } from './call-rows.ts';
 
 // The campaigns service built as src/modules/campaigns/module.ts builds it, without an app: the
 // file's real database, a manual clock, the calls' journal with the campaign dialer's finish hook,
@@ -26,12 +23,7 @@ export const ms = (value: Date | string | null) => (value === null ? null : new 
 export const NOW = new Date(T0.getTime() + 3_600_000);
 
 export async function campaignServiceRig() {
-  const database = await testDatabase();
-  const { db } = database;
-  const clock = manualClock(NOW);
-  const events = createEventEmitter({ clock, webhooks: { agentSchedule: [0], tenantSchedule: [0] }, notifyInTransaction: database.kind === 'postgres' });
-  const links = { recordingUrl: (id: string) => `/r/${id}`, transcriptUrl: (id: string) => `/t/${id}` };
-  const journal = createCallJournal({ db, database, clock, events, links, rates: { callPerMinMicros: 60_000, webVoicePerMinMicros: 60_000 } });
+  const { database, db, clock, events, journal } = await journalRig({ start: NOW, rates: { callPerMinMicros: 60_000, webVoicePerMinMicros: 60_000 }, nudgePostCall: false });
   const logger = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
   const dialer = createCampaignDialer({ database, clock, logger, events, journal, provider: 'sandbox', nudgeCalls: () => {} });
   const calls = createCallsRepo(db);

@@ -1,13 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
-import { createCallJournal } from '../../src/modules/calls/journal.ts';
 import type { CallStatus, EndReason } from '../../src/modules/calls/tables.ts';
 import { createCampaignDialer } from '../../src/modules/campaigns/dialer.ts';
-import { manualClock } from '../../src/platform/clock.ts';
-import type { EmitInput, EventEmitter } from '../../src/platform/outbox/emit.ts';
-import { createEventEmitter } from '../../src/platform/outbox/emitter.ts';
+import type { EmitInput } from '../../src/platform/outbox/emit.ts';
+import { journalRig } from './call-rows.ts';
 import { T0 } from './campaign-rows.ts';
-import { testDatabase } from './database.ts';
 
 // The campaign dialer (src/modules/campaigns/dialer.ts) built as the campaigns module builds it,
 // without the app: the real call journal (its finish path runs the dialer's hook in its
@@ -33,26 +30,8 @@ const BEFORE: Record<CallStatus, CallStatus[]> = {
 
 /** `pollIntervalMs`: the job's safety-net poll, for a test that starts it (`dialer.start()`). */
 export async function dialerRig(options: { pollIntervalMs?: number } = {}) {
-  const database = await testDatabase();
-  const { db } = database;
-  const clock = manualClock(T0);
-  const engine = createEventEmitter({ clock, webhooks: { agentSchedule: [0], tenantSchedule: [0] }, notifyInTransaction: database.kind === 'postgres' });
   const emitted: EmitInput[] = [];
-  const events: EventEmitter = {
-    emit(tx, input) {
-      emitted.push(input);
-      return engine.emit(tx, input);
-    },
-    emitAlone: (executor, input) => engine.emitAlone(executor, input),
-  };
-  const journal = createCallJournal({
-    db,
-    database,
-    clock,
-    events,
-    links: { recordingUrl: (id) => `/recordings/${id}`, transcriptUrl: (id) => `/transcripts/${id}` },
-    rates: { callPerMinMicros: 0, webVoicePerMinMicros: 0 },
-  });
+  const { database, db, clock, journal, events } = await journalRig({ rates: { callPerMinMicros: 0, webVoicePerMinMicros: 0 }, onEmit: (input) => emitted.push(input), nudgePostCall: false });
   let nudges = 0;
   const dialer = createCampaignDialer({
     database,
