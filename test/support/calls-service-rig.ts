@@ -6,7 +6,7 @@ import { createLlm } from '../../src/providers/llm/index.ts';
 import { createSandboxTelephony } from '../../src/providers/telephony/sandbox.ts';
 import { createTtsRegistry } from '../../src/providers/tts/index.ts';
 import { createRuntimeSpeech } from '../../src/providers/tts/runtime-speech.ts';
-import type { CallMedia, TelephonyProvider } from '../../src/ports/telephony.ts';
+import type { CallMedia, InboundRequest, TelephonyProvider } from '../../src/ports/telephony.ts';
 import type { Providers } from '../../src/ports/providers.ts';
 import { createVirtualClock } from '../../src/runtime/virtual-clock.ts';
 import { journalRig } from './call-rows.ts';
@@ -16,7 +16,7 @@ import { journalRig } from './call-rows.ts';
 // carrier's flags, for the outbound checks) and the built-in LLM for extraction. The runner is the
 // one part stood in for: `runHere` holds the ids of the calls this process "runs" (its hangup and
 // transfer answer true for them, as the real runner does for its live calls); every hangup,
-// transfer and answer asked of it is recorded.
+// transfer and answer asked of it is recorded, and every inbound call asked of the sandbox.
 
 export const LEASE_MS = 30_000;
 
@@ -24,12 +24,14 @@ export interface RunnerLog {
   hangups: string[];
   transfers: Array<[string, string]>;
   answered: Array<{ row: CallRow; media: CallMedia }>;
+  /** What the service asked of the sandbox for each inbound call. */
+  inbound: InboundRequest[];
 }
 
 export async function callsServiceRig() {
   const rig = await journalRig();
   const runHere = new Set<string>();
-  const log: RunnerLog = { hangups: [], transfers: [], answered: [] };
+  const log: RunnerLog = { hangups: [], transfers: [], answered: [], inbound: [] };
   const runner = {
     holder: 'rig-holder',
     hangup(id: string) {
@@ -45,7 +47,14 @@ export async function callsServiceRig() {
       return Promise.resolve();
     },
   } as unknown as CallRunner;
-  const sandbox = createSandboxTelephony({ newClock: () => createVirtualClock({ speed: 1000 }), tts: createRuntimeSpeech(createTtsRegistry()) });
+  const simulated = createSandboxTelephony({ newClock: () => createVirtualClock({ speed: 1000 }), tts: createRuntimeSpeech(createTtsRegistry()) });
+  const sandbox: TelephonyProvider = {
+    ...simulated,
+    acceptInbound(request: InboundRequest) {
+      log.inbound.push(request);
+      return simulated.acceptInbound(request);
+    },
+  };
   const carrier = { name: 'twilio', ownsCallerIds: true, inbound: false } as unknown as TelephonyProvider;
   const llm = createLlm({ model: 'builtin' }, { clock: rig.clock });
   const knowledge = { search: async () => [] } as unknown as KnowledgeSearch;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { insertCallRow, seedWorkspace, seedWorkspacePair, T0 } from '../../../test/support/call-rows.ts';
+import { insertCampaign } from '../../../test/support/campaign-rows.ts';
 import { testDatabase } from '../../../test/support/database.ts';
 import { manualClock } from '../../platform/clock.ts';
 import { newId } from '../../platform/ids.ts';
@@ -60,6 +61,10 @@ describe('the CSV export', () => {
     const csv = (await textOf(await reads.exportCsv(ws.workspaceId, { to: '+1 555 010 0555' }))).trim().split('\n');
     assert.equal(csv.length, 2);
     assert.equal(csv[1].startsWith(`${row.id},${T0.toISOString()},outbound,,+15550100555,`), true);
+    const campaign = await insertCampaign(db, { workspace_id: ws.workspaceId, agent_id: ws.agentId });
+    const dialed = await insertCallRow(db, ws, 'completed', { from_number: '+15550100556', to_number: null, campaign_id: campaign.id });
+    const fromOnly = (await textOf(await reads.exportCsv(ws.workspaceId, { from: '+1 555 010 0556' }))).trim().split('\n');
+    assert.deepEqual(fromOnly.slice(1), [`${dialed.id},${T0.toISOString()},outbound,+15550100556,,completed,,0,0,${ws.agentId},${campaign.id}`]);
   });
 
   it('every call of the list up to EXPORT_MAX_ROWS, not one more', async () => {

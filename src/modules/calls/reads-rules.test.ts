@@ -110,7 +110,7 @@ describe('workspace isolation', () => {
     const ws = await seedWorkspace(db);
     const other = await seedWorkspace(db);
     const theirs = await insertCallRow(db, other, 'completed');
-    assert.equal((await refusal(reads.get(ws.workspaceId, theirs.id))).status, 404);
+    assert.deepEqual(await refusal(reads.get(ws.workspaceId, theirs.id)), { status: 404, code: 'not_found', detail: 'call not found' });
     assert.equal((await refusal(reads.callOf(ws.workspaceId, theirs.id))).status, 404);
     assert.equal((await refusal(reads.events(ws.workspaceId, theirs.id))).status, 404);
     assert.equal((await refusal(reads.removeContent(ws.workspaceId, theirs.id))).status, 404);
@@ -190,7 +190,9 @@ describe('reads by id alone', () => {
     const unauthorized = { status: 401, code: 'unauthorized', detail: 'the link is expired or its signature is not valid' };
     assert.deepEqual(await refusal(reads.signedCallOf(path, row.id, undefined, undefined)), unauthorized);
     assert.deepEqual(await refusal(reads.signedCallOf(`/v1/calls/${row.id}/recording.mp3`, row.id, expires, signature)), unauthorized);
-    assert.equal((await refusal(reads.signedCallOf(path, 'call_missing', expires, signature))).status, 404);
+    const missing = `/v1/calls/call_missing/transcript`;
+    const signed = new URL(links.sign(missing)).searchParams;
+    assert.deepEqual(await refusal(reads.signedCallOf(missing, 'call_missing', signed.get('expires') as string, signed.get('signature') as string)), { status: 404, code: 'not_found', detail: 'call not found' });
     assert.equal((await reads.row(row.id))?.id, row.id);
     assert.equal(await reads.row('call_missing'), undefined);
   });

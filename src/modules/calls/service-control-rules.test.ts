@@ -102,6 +102,9 @@ describe('transfer', () => {
     assert.equal((await callOf(db, row.id)).control, null);
     await db.updateTable('agents').set({ transfer_number: '+15550100777' }).where('id', '=', ws.agentId).execute();
     assert.deepEqual((await service.transfer(ws.workspaceId, row.id, undefined)).control, { action: 'transfer', to: '+15550100777' });
+    await db.updateTable('agents').set({ deleted_at: T0 }).where('id', '=', ws.agentId).execute();
+    const orphan = await insertCallRow(db, ws, 'in_progress');
+    assert.deepEqual((await refusal(service.transfer(ws.workspaceId, orphan.id, undefined))).errors, [{ path: 'to', message: 'required: the agent has no transfer_number' }], 'its agent deleted during the call');
   });
 
   it('another workspace\'s call is not found (404) and gets no control', async () => {

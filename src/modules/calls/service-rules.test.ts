@@ -94,8 +94,28 @@ describe('receiveSandboxCall', () => {
     const handed = log.answered.at(-1);
     assert.deepEqual(handed?.row, row);
     assert.ok(handed?.media);
+    assert.match(row.id, /^call_[0-9a-z]{26}$/);
+    assert.deepEqual(log.inbound.at(-1), { callId: row.id, from: '+15550100900', to: ws.number, simulation: { persona: 'kind' }, realTime: false });
     assert.deepEqual((await historyOf(db, row.id)).map((h) => h[1]), ['queued', 'ringing']);
     await handed?.media.hangup();
+  });
+
+  it("a speech-to-speech agent's call is answered in real time; a cascade agent's, on the sandbox's own clock", async () => {
+    const ws = await numbered(true);
+    await db.updateTable('agents').set({ llm: JSON.stringify({ provider: 'openai-realtime', model: 'gpt-realtime' }) }).where('id', '=', ws.agentId).execute();
+    const row = await service.receiveSandboxCall(ws.workspaceId, { to: ws.number, from: '+15550100901' } as never);
+    assert.deepEqual(log.inbound.at(-1), { callId: row.id, from: '+15550100901', to: ws.number, simulation: null, realTime: true });
+    await log.answered.at(-1)?.media.hangup();
+  });
+
+  it('a number whose agent was deleted still rings and goes to the runner (which ends it: agent_missing), not on real time', async () => {
+    const ws = await numbered(true);
+    await db.updateTable('agents').set({ deleted_at: clock.now() }).where('id', '=', ws.agentId).execute();
+    const row = await service.receiveSandboxCall(ws.workspaceId, { to: ws.number, from: '+15550100902' } as never);
+    assert.equal(row.status, 'ringing');
+    assert.deepEqual(log.answered.at(-1)?.row, row);
+    assert.equal(log.inbound.at(-1)?.realTime, false);
+    await log.answered.at(-1)?.media.hangup();
   });
 
   it('refuses a number of another workspace, an unknown one, one with no agent (422 on to)', async () => {
