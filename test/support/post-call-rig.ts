@@ -54,7 +54,8 @@ export async function postCallRig() {
   });
   const logger = pino({ level: 'silent' });
 
-  function job(overrides: { schedule?: number[]; leaseMs?: number; cpu?: CpuPool; holder?: string } = {}) {
+  /** The job with the rig's parts; `holder` or `failures` given as undefined leaves it out, as a deployment may. */
+  function job(overrides: { schedule?: number[]; leaseMs?: number; cpu?: CpuPool; holder?: string; failures?: typeof failures } = {}) {
     return createPostCallJob({
       database: rig.database,
       clock: rig.clock,
@@ -67,8 +68,8 @@ export async function postCallRig() {
       schedule: overrides.schedule ?? [0, 1000, 5000],
       leaseMs: overrides.leaseMs ?? 30_000,
       concurrency: 4,
-      holder: overrides.holder ?? 'W1',
-      failures,
+      holder: 'holder' in overrides ? overrides.holder : 'W1',
+      failures: 'failures' in overrides ? overrides.failures : failures,
     });
   }
 

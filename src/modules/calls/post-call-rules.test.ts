@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import os from 'node:os';
 import { beforeEach, describe, it } from 'node:test';
 import { callOf, eventsOf, insertCallRow, ms, seedWorkspace, T0 } from '../../../test/support/call-rows.ts';
 import { agentWithExtraction, postCallRig, putRawTracks, rawBlocksLeft, synthTracks } from '../../../test/support/post-call-rig.ts';
@@ -115,6 +116,19 @@ describe('steps that cannot succeed: failed at the first attempt, no retry', () 
     assert.deepEqual(await rig.failuresCounted(), { recording: 1 });
   });
 
+  it('a job built without a failure counter settles its failures all the same (recording, analysis)', async () => {
+    const { row } = await ended({ content_deleted_at: T0, analysis_status: null });
+    const orphaned = await seedWorkspace(db);
+    await db.updateTable('agents').set({ deleted_at: T0 }).where('id', '=', orphaned.agentId).execute();
+    const { row: unanalysed } = await ended({ recording_status: null }, false, orphaned);
+    const counted = await rig.failuresCounted();
+    assert.equal(await rig.job({ failures: undefined }).runDueOnce(), 2);
+    const [recorded, analysed] = [await callOf(db, row.id), await callOf(db, unanalysed.id)];
+    assert.deepEqual([recorded.recording_status, ms(recorded.ended_event_at)], ['failed', T0.getTime()]);
+    assert.deepEqual([analysed.analysis_status, ms(analysed.ended_event_at)], ['failed', T0.getTime()]);
+    assert.deepEqual(await rig.failuresCounted(), counted, 'nothing counted on the rig\'s counter');
+  });
+
   it('the raw tracks are missing: recording failed naming the block, the analysis still done', async () => {
     const { row } = await ended({}, false);
     fake.reply({ content: JSON.stringify({ email: 'ann@example.com' }) });
@@ -138,6 +152,15 @@ describe('steps that cannot succeed: failed at the first attempt, no retry', () 
       [after.analysis_status, after.analysis_error, after.recording_status, after.post_call_attempts, ms(after.ended_event_at)],
       ['failed', 'the agent was deleted', 'ready', 1, T0.getTime()],
     );
+  });
+});
+
+describe('the lease holder', () => {
+  it('the one given, else a name of this process (host, pid, and a random part: another each time)', () => {
+    assert.equal(rig.job({ holder: 'W9' }).holder, 'W9');
+    const [first, second] = [rig.job({ holder: undefined }).holder, rig.job({ holder: undefined }).holder];
+    assert.match(first, new RegExp(`^${os.hostname()}:${process.pid}:[0-9a-f]{8}$`));
+    assert.notEqual(first, second);
   });
 });
 
