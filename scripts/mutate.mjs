@@ -182,15 +182,8 @@ const FOLDERS = {
   'calls/runner': {
     dir: 'src/modules/calls',
     only: ['runner.ts', 'worker.ts', 'end-events.ts', 'call-events.ts', 'call-trace.ts', 'gauges.ts', 'ownership.ts'],
-    tests: [
-      'src/modules/calls/call-events-rules.test.ts',
-      'src/modules/calls/gauges-trace-rules.test.ts',
-      'src/modules/calls/worker-rules.test.ts',
-      'src/modules/calls/ownership-rules.test.ts',
-      'src/modules/calls/runner-rules.test.ts',
-      'src/modules/calls/runner-session-rules.test.ts',
-      'src/modules/calls/billing.test.ts',
-    ],
+    // CALLS_TESTS from call-events-rules up to billing (the files before calls.test.ts).
+    tests: CALLS_TESTS.slice(CALLS_TESTS.indexOf('src/modules/calls/call-events-rules.test.ts'), CALLS_TESTS.indexOf('src/modules/calls/calls.test.ts')),
     part: true,
   },
   'calls/service': { dir: 'src/modules/calls', only: ['service.ts', 'preconditions.ts', 'reads.ts', 'repo.ts', 'figures.ts'], tests: CALLS_TESTS, part: true },
