@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { type FormPart, multipartBody } from './multipart.ts';
 
 // Arbitraries of hostile requests for the property-based test of every operation
 // (test/hostile-input.fuzz.test.ts): each operation of the OpenAPI document gets path
@@ -210,17 +211,15 @@ export function encodeComponent(value: string): string {
 /** Raw path segments (not encoded again): broken percent-encoding, NUL, traversal, over-long. */
 const RAW_SEGMENTS = ['%00', '%E0%A4%A', '%', '%FF%FE', '..%2F..%2F', '%2e%2e', 'a'.repeat(300), '%F0%9F%98'];
 
-function multipartBody(boundary: string, filename: string, content: Buffer | string, extraField?: readonly [string, string]): Buffer {
-  const parts = [
-    ...(extraField ? [`--${boundary}\r\nContent-Disposition: form-data; name="${extraField[0]}"\r\n\r\n${extraField[1]}\r\n`] : []),
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n`,
-  ];
-  return Buffer.concat([Buffer.from(parts.join('')), Buffer.from(content), Buffer.from(`\r\n--${boundary}--\r\n`)]);
+/** A text file part named `file` under `boundary`, after one plain field if given. */
+function filePart(boundary: string, filename: string, content: Buffer | string, extraField?: readonly [string, string]): Buffer {
+  const field: FormPart[] = extraField ? [{ name: extraField[0], value: extraField[1] }] : [];
+  return multipartBody([...field, { name: 'file', filename, contentType: 'text/plain', data: content }], boundary);
 }
 
 const hostileMultipart: fc.Arbitrary<{ payload: Buffer; contentType: string }> = fc.oneof(
   fc.constant({ payload: Buffer.from('hello'), contentType: 'multipart/form-data' }),
-  fc.constant({ payload: multipartBody('foo', 'a.txt', 'hello'), contentType: 'multipart/form-data; boundary=bar' }),
+  fc.constant({ payload: filePart('foo', 'a.txt', 'hello'), contentType: 'multipart/form-data; boundary=bar' }),
   fc.constant({ payload: Buffer.from('--foo\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhel'), contentType: 'multipart/form-data; boundary=foo' }),
   fc.constant({ payload: Buffer.from('--foo\r\nGarbage header line\r\n\r\nx\r\n--foo--\r\n'), contentType: 'multipart/form-data; boundary=foo' }),
   fc
@@ -230,10 +229,10 @@ const hostileMultipart: fc.Arbitrary<{ payload: Buffer; contentType: string }> =
       fc.option(fc.tuple(fc.constantFrom('title', 'type', '__proto__', 'unknown'), fc.oneof(fc.constant('Notes'), hostileString))),
     )
     .map(([filename, text, field]) => ({
-      payload: multipartBody('b0undary', filename.replaceAll('"', '').replaceAll('\r', '').replaceAll('\n', ''), text, field ?? undefined),
+      payload: filePart('b0undary', filename.replaceAll('"', '').replaceAll('\r', '').replaceAll('\n', ''), text, field ?? undefined),
       contentType: 'multipart/form-data; boundary=b0undary',
     })),
-  fc.constant({ payload: multipartBody('b', 'a\u0000.txt', 'x\u0000y'), contentType: 'multipart/form-data; boundary=b' }),
+  fc.constant({ payload: filePart('b', 'a\u0000.txt', 'x\u0000y'), contentType: 'multipart/form-data; boundary=b' }),
 );
 
 /** A hostile request for `op`; `ids` are real ids of the caller's resources, mixed into path parameters. */

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp } from '../../../test/support/fixtures.ts';
+import { multipartForm } from '../../../test/support/multipart.ts';
 import { securitySuite } from '../../../test/support/security.ts';
 import { as, createCallAgent } from '../calls/test-helpers.ts';
 import { action, createCampaign, uploadCsv } from './test-helpers.ts';
@@ -119,13 +120,8 @@ describe('campaigns: uploads', () => {
     const user = await signUp(t);
     const campaign = await createCampaign(t, user);
     await t.request({ method: 'POST', url: '/v1/dnc', ...as(user), payload: { number: '+15550100404' } });
-    const boundary = '----campaign-upload';
-    const body = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="contacts.csv"\r\nContent-Type: text/csv\r\n\r\n`),
-      fixture('quoted-commas.csv'),
-      Buffer.from(`\r\n--${boundary}--\r\n`),
-    ]);
-    const res = await t.request({ method: 'POST', url: `/v1/campaigns/${campaign.id}/upload`, ...as(user), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, payload: body });
+    const file = multipartForm([{ name: 'file', filename: 'contacts.csv', contentType: 'text/csv', data: fixture('quoted-commas.csv') }]);
+    const res = await t.request({ method: 'POST', url: `/v1/campaigns/${campaign.id}/upload`, ...as(user), ...file });
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json(), { accepted: 3, rejected: [{ row: 7, reason: 'no phone number' }], duplicates: 0, skipped_dnc: 1 });
     const contacts = (await t.request({ method: 'GET', url: `/v1/campaigns/${campaign.id}/contacts`, ...as(user) })).json().data;

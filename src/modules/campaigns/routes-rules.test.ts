@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
+import { type FormPart, multipartForm } from '../../../test/support/multipart.ts';
 import { as } from '../calls/test-helpers.ts';
 import { action, createCampaign, uploadCsv } from './test-helpers.ts';
 
@@ -13,16 +14,9 @@ import { action, createCampaign, uploadCsv } from './test-helpers.ts';
 const t = await buildTestApp();
 
 const notAFile = { code: 'validation_failed', detail: 'file: must be a CSV file part (multipart) or a text/csv body' };
-const BOUNDARY = '----routes-rules';
-/** A multipart/form-data body of these parts: a file (with a filename) or a plain field. */
-function form(parts: Array<{ name: string; file?: string; value: string }>) {
-  const head = (part: (typeof parts)[number]) =>
-    part.file === undefined ? `Content-Disposition: form-data; name="${part.name}"` : `Content-Disposition: form-data; name="${part.name}"; filename="${part.file}"\r\nContent-Type: text/csv`;
-  const body = parts.map((part) => `--${BOUNDARY}\r\n${head(part)}\r\n\r\n${part.value}\r\n`).join('');
-  return { headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, payload: `${body}--${BOUNDARY}--\r\n` };
-}
+const csvFile = (name: string, filename: string, data: string): FormPart => ({ name, filename, contentType: 'text/csv', data });
 
-async function upload(user: TestUser, campaignId: string, request: { headers: Record<string, string>; payload: string }) {
+async function upload(user: TestUser, campaignId: string, request: { headers: Record<string, string>; payload: Buffer | string }) {
   const res = await t.request({ method: 'POST', url: `/v1/campaigns/${campaignId}/upload`, ...as(user), ...request });
   return { status: res.statusCode, body: res.json() as { code?: string; detail?: string; accepted?: number } };
 }
@@ -33,7 +27,7 @@ describe('upload: what is a file', () => {
     const campaign = await createCampaign(t, user);
     for (const request of [
       { headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ file: 'phone\n+15550100401\n' }) },
-      form([{ name: 'file', value: 'phone\n+15550100401\n' }]),
+      multipartForm([{ name: 'file', value: 'phone\n+15550100401\n' }]),
     ]) {
       const { status, body } = await upload(user, campaign.id, request);
       assert.deepEqual([status, body.code, body.detail], [422, notAFile.code, notAFile.detail], request.headers['content-type']);
@@ -45,12 +39,9 @@ describe('upload: what is a file', () => {
   it('a form holds one file at most: a second file part is 413, nothing is added; one file part is read', async () => {
     const user = await signUp(t);
     const campaign = await createCampaign(t, user);
-    const two = form([
-      { name: 'file', file: 'a.csv', value: 'phone\n+15550100401\n' },
-      { name: 'more', file: 'b.csv', value: 'phone\n+15550100402\n' },
-    ]);
+    const two = multipartForm([csvFile('file', 'a.csv', 'phone\n+15550100401\n'), csvFile('more', 'b.csv', 'phone\n+15550100402\n')]);
     assert.equal((await upload(user, campaign.id, two)).status, 413);
-    const one = await upload(user, campaign.id, form([{ name: 'file', file: 'a.csv', value: 'phone\n+15550100401\n' }]));
+    const one = await upload(user, campaign.id, multipartForm([csvFile('file', 'a.csv', 'phone\n+15550100401\n')]));
     assert.deepEqual([one.status, one.body.accepted], [200, 1]);
   });
 });

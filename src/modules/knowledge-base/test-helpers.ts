@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestApp } from '../../../test/support/app.ts';
 import type { TestUser } from '../../../test/support/fixtures.ts';
+import { type FormPart, multipartForm } from '../../../test/support/multipart.ts';
 
 // Helpers shared by this module's tests and benchmark: multipart bodies, fixtures, quick setup.
 
@@ -19,22 +19,11 @@ export const QUESTIONS: QualityQuestion[] = JSON.parse(fs.readFileSync(path.join
 
 export const squash = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
 
-/** A multipart/form-data body: text fields and at most one file. */
+/** A multipart/form-data request: text fields and at most one file (its part named `file` unless said). */
 export function multipart(fields: Record<string, string>, file?: { field?: string; filename: string; contentType: string; data: Buffer }) {
-  const boundary = `----kb${randomBytes(8).toString('hex')}`;
-  const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) {
-    parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-  }
-  if (file) {
-    parts.push(
-      Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${file.field ?? 'file'}"; filename="${file.filename}"\r\ncontent-type: ${file.contentType}\r\n\r\n`),
-      file.data,
-      Buffer.from('\r\n'),
-    );
-  }
-  parts.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+  const parts: FormPart[] = Object.entries(fields).map(([name, value]) => ({ name, value }));
+  if (file) parts.push({ name: file.field ?? 'file', filename: file.filename, contentType: file.contentType, data: file.data });
+  return multipartForm(parts);
 }
 
 export async function createBase(t: TestApp, user: TestUser, body: Record<string, unknown> = { name: 'Support docs' }): Promise<{ id: string }> {
