@@ -61,7 +61,7 @@ export function callControlRoutes(service: CallsService, present: (row: CallRow)
         },
         config: write,
       },
-      async (request) => present(await service.transfer(workspaceOf(request).workspaceId, request.params.id, request.body?.to)) as never,
+      async (request) => present(await service.transfer(workspaceOf(request).workspaceId, request.params.id, request.body.to)) as never,
     );
 
     app.post(

@@ -177,14 +177,14 @@ function parseRange(header: string | undefined, size: number): { start: number; 
   let start: number;
   let end: number;
   if (match[1] === '') {
-    const suffix = Number(match[2]);
-    if (suffix === 0) return 'unsatisfiable';
-    start = Math.max(0, size - suffix);
+    // The last N bytes (`bytes=-0` asks for none: its start lands past its end).
+    start = Math.max(0, size - Number(match[2]));
     end = size - 1;
   } else {
     start = Number(match[1]);
     end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
   }
-  if (start >= size || start > end) return 'unsatisfiable';
+  // The end is at most the last byte, so a start at or past the size is past the end too.
+  if (start > end) return 'unsatisfiable';
   return { start, end };
 }
