@@ -62,11 +62,14 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)', async () => {
     };
 
     const dialer = only('job calls', request);
-    assert.equal(dialer.attributes['vap.call_id'], call.id);
+    assert.deepEqual(
+      [dialer.attributes['vap.job'], dialer.attributes['vap.call_id'], dialer.attributes['vap.workspace_id'], dialer.attributes['vap.agent_id']],
+      ['calls', call.id, user.workspaceId, agent.id],
+    );
     const callSpan = only('call', dialer);
     assert.deepEqual(
-      [callSpan.attributes['vap.call_id'], callSpan.attributes['vap.agent_id'], callSpan.attributes['vap.workspace_id']],
-      [call.id, agent.id, user.workspaceId],
+      ['vap.call_id', 'vap.agent_id', 'vap.workspace_id', 'vap.call.direction', 'vap.call.provider'].map((key) => callSpan.attributes[key]),
+      [call.id, agent.id, user.workspaceId, 'outbound', 'sandbox'],
     );
     assert.equal(callSpan.attributes['vap.call.end_reason'], 'caller_goodbye');
     assert.equal(callSpan.attributes['vap.call.turns'], 2);
@@ -88,6 +91,15 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)', async () => {
     // After the call, in the same trace; and every delivery: its job, its POST, the receiver's traceparent.
     const postCall = trace.filter((s) => s.name === 'job post-call');
     assert.ok(postCall.length >= 1 && postCall.every((s) => s.parentSpanId === request.spanId), 'post-call runs under the request');
+    // Each attempt names its call and counts from 1.
+    assert.deepEqual(
+      postCall.map((s) => ['vap.job', 'vap.call_id', 'vap.workspace_id', 'vap.agent_id'].map((key) => s.attributes[key])),
+      postCall.map(() => ['post-call', call.id, user.workspaceId, agent.id]),
+    );
+    assert.deepEqual(
+      postCall.map((s) => s.attributes['vap.attempt']).sort(),
+      postCall.map((_, i) => i + 1),
+    );
     assert.deepEqual(deliveries.map((d) => JSON.parse(d.body).type ?? JSON.parse(d.body).event).slice(0, 1), ['call.started']);
     for (const delivery of deliveries) {
       const header = String(delivery.headers.traceparent);

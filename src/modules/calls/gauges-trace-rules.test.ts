@@ -49,6 +49,10 @@ describe('registerCallGauges', () => {
       vap_calls_queued: 3,
       vap_post_call_jobs_pending: 2,
     });
+    // Each scrape reads again (a read is shared by the two gauges of one scrape only).
+    await insertCallRow(db, ws, 'queued');
+    const again = await values(registry);
+    assert.deepEqual([again.vap_calls_queued, again.vap_post_call_jobs_pending], [4, 2]);
   });
 
   it('a transport gone since the last scrape is no longer reported', async () => {

@@ -55,6 +55,7 @@ describe('/metrics of live calls', () => {
     assert.ok(seconds((e) => e.latency_ms ?? 0) > 0);
     assert.ok(Math.abs(delta('vap_turn_latency_seconds_sum', providers) - seconds((e) => e.latency_ms ?? 0)) < 1e-6);
     assert.ok(Math.abs(delta('vap_turn_stage_seconds_sum', { stage: 'stt', provider: 'sandbox' }) - seconds((e) => e.timings?.stt_wait_ms ?? 0)) < 1e-6);
+    assert.ok(Math.abs(delta('vap_turn_stage_seconds_sum', { stage: 'llm_first_token', provider: 'builtin' }) - seconds((e) => e.timings?.llm_first_token_ms ?? 0)) < 1e-6);
     assert.ok(Math.abs(delta('vap_turn_stage_seconds_sum', { stage: 'tts_first_audio', provider: 'builtin' }) - seconds((e) => e.timings?.tts_first_audio_ms ?? 0)) < 1e-6);
     assert.equal(delta('vap_turn_latency_seconds_bucket', { ...providers, le: '+Inf' }), turns);
     assert.equal(delta('vap_turn_stage_seconds_count', { stage: 'stt', provider: 'sandbox' }), turns);

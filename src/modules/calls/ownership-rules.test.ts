@@ -83,6 +83,14 @@ describe('endLost: calls whose owner died', () => {
     assert.equal(await ownership.endLost(), 0, 'ended once');
   });
 
+  it('two sweeps at once (two workers) end a lost call once, and only one counts it', async () => {
+    const ws = await workspace();
+    const call = await lostCall(ws);
+    const ended = await Promise.all([ownership.endLost(), ownership.endLost(), ownership.endLost()]);
+    assert.equal(ended.reduce((sum, n) => sum + n, 0), 1, ended.join(', '));
+    assert.deepEqual((await eventsOf(db, call.id)).map((e) => e.type), ['call.error']);
+  });
+
   it('a deleted agent: billed without its limit; a lease not yet expired is left alone', async () => {
     const ws = await workspace();
     const lost = await lostCall(ws, { live_elapsed_ms: 95_000 });

@@ -178,14 +178,17 @@ describe('a lease lost during the attempt', () => {
     assert.deepEqual(await eventsOf(db, row.id), []);
   });
 
-  it('renewed every third of the lease while the attempt runs: lease and due time now + leaseMs', async () => {
+  it('renewed every third of the lease while the attempt runs: lease and due time now + leaseMs', async (t) => {
+    // The renewal's interval on a mock: a third of the lease (100 ms) passes, and it is renewed.
+    t.mock.timers.enable({ apis: ['setInterval'] });
     const quick = rig.job({ leaseMs: 300, holder: 'W3' });
     const { row } = await ended();
     fake.reply({ content: JSON.stringify({ email: null }) });
     hooks.beforeEncode = async () => {
       clock.advance(5000);
+      t.mock.timers.tick(100);
       const renewed = T0.getTime() + 5300;
-      // Bounded (30 s of polls for a 100 ms renewal): a renewal that never comes fails instead of hanging.
+      // Bounded (30 s of polls): a renewal that never comes fails instead of hanging.
       for (let poll = 0; poll < 1500; poll++) {
         const now = await callOf(db, row.id);
         if (ms(now.post_call_lease_expires_at) === renewed && ms(now.post_call_due_at) === renewed) return;
@@ -196,5 +199,31 @@ describe('a lease lost during the attempt', () => {
     assert.equal(await quick.runDueOnce(), 1);
     assert.equal((await callOf(db, row.id)).recording_status, 'ready');
   });
-});
 
+  it('a stop waits for an attempt in flight at most the lease; the attempt still ends', async () => {
+    const quick = rig.job({ leaseMs: 300, holder: 'W4' });
+    const { row } = await ended();
+    fake.reply({ content: JSON.stringify({ email: null }) });
+    let release = () => {};
+    const encoding = new Promise<void>((entered) => {
+      hooks.beforeEncode = () => {
+        entered();
+        return new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      };
+    });
+    await quick.start();
+    await encoding;
+    // Bounded: a stop that waits longer than the lease (as for 30 s) is still waiting at 10 s.
+    let bound: NodeJS.Timeout | undefined;
+    const stopped = await Promise.race([quick.stop().then(() => 'stopped'), new Promise((resolve) => (bound = setTimeout(() => resolve('still waiting'), 10_000)))]);
+    clearTimeout(bound);
+    release();
+    assert.equal(stopped, 'stopped');
+    // Left to itself, the attempt still ends (its lease held on this clock): no work lost.
+    for (let poll = 0; poll < 500 && (await callOf(db, row.id)).post_call_lease_holder !== null; poll++) await new Promise((resolve) => setTimeout(resolve, 20));
+    const after = await callOf(db, row.id);
+    assert.deepEqual([after.recording_status, after.post_call_lease_holder], ['ready', null]);
+  });
+});

@@ -7,7 +7,19 @@ import { runnerRig, SANDBOX_NUMBERS } from '../../../test/support/runner-rig.ts'
 // that never connects ends (busy, no answer, failed to connect, agent deleted, hung up while
 // dialing, its answer refused), how a connected one ends and is billed, and the registry of live calls.
 
-const { db, runner, workspace, ringing, callOf } = await runnerRig();
+const { db, t, runner, workspace, ringing, callOf } = await runnerRig();
+const telephony = t.platform.providers.telephony;
+
+/** Runs `body` with the sandbox's dial replaced by `dial` (given the real one), then puts it back. */
+async function withDial(dial: (real: typeof telephony.dial, input: Parameters<typeof telephony.dial>[0]) => ReturnType<typeof telephony.dial>, body: () => Promise<void>) {
+  const real = telephony.dial.bind(telephony);
+  telephony.dial = (input) => dial(real, input);
+  try {
+    await body();
+  } finally {
+    telephony.dial = real;
+  }
+}
 
 describe('a call that never connects', () => {
   const unanswered = [
@@ -44,13 +56,25 @@ describe('a call that never connects', () => {
     assert.deepEqual(call.error, { code: 'agent_missing', message: 'the agent was deleted' });
   });
 
-  it('hung up while dialing: canceled/api_hangup, 0 ms, never answered', async () => {
+  it('hung up while dialing: canceled/api_hangup, 0 ms, never answered; a line that answers anyway is hung up', async () => {
     const ws = await workspace();
     const row = await ringing(ws);
-    const running = runner.runOutbound(row);
+    const hungUp: unknown[] = [];
+    const real = telephony.dial.bind(telephony);
+    // A carrier that answers though the dial was abandoned (the abort reached it too late).
+    telephony.dial = async (input) => {
+      const dialed = await real({ ...input, signal: new AbortController().signal });
+      if (dialed.kind !== 'answered') return dialed;
+      const { media } = dialed;
+      return { kind: 'answered', media: { ...media, hangup: (reason) => (hungUp.push(reason ?? 'none'), media.hangup(reason)) } };
+    };
+    const running = runner.runOutbound(row).finally(() => {
+      telephony.dial = real;
+    });
     assert.deepEqual(runner.liveIds(), [row.id], 'live from the claim on');
     assert.equal(runner.size, 1);
     assert.deepEqual(runner.liveElapsed(), [{ id: row.id, elapsedMs: 0 }]);
+    assert.deepEqual([...runner.mediaSessions()], [], 'no media session while dialing');
     assert.equal(runner.transfer(row.id, '+15550100999'), false, 'no transfer before it is connected');
     assert.equal(runner.hangup(row.id), true);
     await running;
@@ -58,6 +82,46 @@ describe('a call that never connects', () => {
     assert.deepEqual([call.status, call.end_reason, call.duration_ms, call.answered_at], ['canceled', 'api_hangup', 0, null]);
     assert.equal(runner.size, 0);
     assert.deepEqual(runner.liveIds(), []);
+    assert.deepEqual(hungUp, ['none']);
+  });
+
+  it('dials the call: its numbers and simulation, real time for a speech-to-speech agent only', async () => {
+    const ws = await workspace();
+    const asked: Array<Parameters<typeof telephony.dial>[0]> = [];
+    await withDial(
+      async (_real, input) => {
+        asked.push(input);
+        return { kind: 'busy' };
+      },
+      async () => {
+        const row = await ringing(ws, SANDBOX_NUMBERS.busy, { from_number: '+15550100001', simulation: JSON.stringify({ caller_script: ['Hi'] }) });
+        await runner.runOutbound(row);
+        await db.updateTable('agents').set({ llm: JSON.stringify({ provider: 'openai-realtime', model: 'gpt-realtime' }) }).where('id', '=', ws.agentId).execute();
+        await runner.runOutbound(await ringing(ws, SANDBOX_NUMBERS.busy));
+      },
+    );
+    assert.deepEqual(
+      asked.map((input) => [input.from, input.to, input.simulation, input.realTime]),
+      [
+        ['+15550100001', SANDBOX_NUMBERS.busy, { caller_script: ['Hi'] }, false],
+        ['+15550001111', SANDBOX_NUMBERS.busy, null, true],
+      ],
+    );
+  });
+
+  it('a dial that throws: failed/media_error, runtime_error, nothing to hang up, the registry emptied', async () => {
+    const ws = await workspace();
+    const row = await ringing(ws);
+    await withDial(
+      async () => {
+        throw new Error('the carrier API is down');
+      },
+      () => runner.runOutbound(row),
+    );
+    const call = await callOf(row.id);
+    assert.deepEqual([call.status, call.end_reason, call.duration_ms, call.answered_at], ['failed', 'media_error', 0, null]);
+    assert.deepEqual(call.error, { code: 'runtime_error', message: 'the call failed in the runtime' });
+    assert.equal(runner.size, 0);
   });
 
   it('its answer refused (the lease is another holder\'s): hung up, the row left as it was', async () => {

@@ -71,6 +71,8 @@ describe('a live call', () => {
     await running;
     const call = await callOf(row.id);
     assert.deepEqual([call.status, call.end_reason, call.transferred_to], ['transferred', 'transferred', '+15550100999']);
+    const transfers = (await eventsOf(db, row.id)).filter((e) => e.type === 'call.transfer');
+    assert.deepEqual(transfers.map((e) => e.data), [{ to: '+15550100999', reason: 'requested through the API' }]);
   });
 
   it('a failure in the runtime: failed/media_error, runtime_error, the registry emptied', async () => {
@@ -111,12 +113,17 @@ describe('a live call', () => {
     assert.equal((await callOf(row.id)).status, 'completed');
   });
 
-  it('a media error mid-call: its end reason kept', async () => {
+  it('a media error mid-call: its end reason kept, call.error sent, the provider error counted', async () => {
+    const mediaErrorsCounted = async () => (await t.platform.metrics.voice.providerErrors.get()).values.find((v) => v.labels.kind === 'media_error')?.value ?? 0;
+    const countedBefore = await mediaErrorsCounted();
     const ws = await workspace();
     const row = await ringing(ws, SANDBOX_NUMBERS.mediaError);
     await runner.runOutbound(row);
     const call = await callOf(row.id);
     assert.deepEqual([call.status, call.end_reason], ['failed', 'media_error']);
     assert.ok(call.error, 'its error kept');
+    const errors = (await eventsOf(db, row.id)).filter((e) => e.type === 'call.error');
+    assert.deepEqual(errors.map((e) => e.data), [{ code: 'media_error', message: 'the media stream closed unexpectedly' }]);
+    assert.equal(await mediaErrorsCounted(), countedBefore + 1, 'counted by kind');
   });
 });

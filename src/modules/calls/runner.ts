@@ -257,7 +257,7 @@ export function createCallRunner(deps: RunnerDeps) {
         return;
       }
       if (dialed.kind !== 'answered') {
-        const status = dialed.kind === 'failed' ? 'failed' : dialed.kind;
+        const status = dialed.kind;
         const endReason = dialed.kind === 'failed' ? 'failed_to_connect' : dialed.kind;
         const error = dialed.kind === 'failed' ? { code: 'failed_to_connect', message: dialed.message } : null;
         await journal.finish(row, dest, { status, endReason, durationMs: 0, error, holder });
