@@ -102,6 +102,23 @@ describe('a live call', () => {
     assert.equal((await callOf(row.id)).end_reason, 'media_error');
   });
 
+  it('its raw recording cannot be stored: the call still ends, its recording failed with the reason', async () => {
+    const blobs = t.platform.providers.blobs;
+    const put = blobs.put;
+    blobs.put = async () => {
+      throw new Error('disk full');
+    };
+    try {
+      const ws = await workspace();
+      const row = await ringing(ws);
+      await runner.runOutbound(row);
+      const call = await callOf(row.id);
+      assert.deepEqual([call.status, call.recording_status, call.recording_error], ['completed', 'failed', 'the raw recording could not be stored']);
+    } finally {
+      blobs.put = put;
+    }
+  });
+
   it('its events go to the agent\'s webhook, call.started first', async () => {
     const ws = await workspace();
     const row = await ringing(ws);

@@ -118,9 +118,15 @@ describe('claims within CALLS_PER_PROCESS', () => {
     const runningSecond = runner.runOutbound(second);
     for (const id of runner.liveIds()) if (id !== live.id && id !== second.id) await runner.ended(id);
     assert.equal(await worker.runDueOnce(), 0, 'both slots are live calls');
+    // A third live call (as an inbound call or a voice session, never refused): no room below zero.
+    const third = await ringing(ws, undefined, { simulation: talkative() });
+    const runningThird = runner.runOutbound(third);
+    assert.equal(runner.size, 3);
+    assert.equal(await worker.runDueOnce(), 0, 'more live calls than slots');
     runner.hangup(live.id);
     runner.hangup(second.id);
-    await Promise.all([running, runningSecond]);
+    runner.hangup(third.id);
+    await Promise.all([running, runningSecond, runningThird]);
     assert.equal(await claimOnceFree(), 1);
     await settle(rows, { busy: 2 });
   });
