@@ -9,7 +9,7 @@ import { decodedMs } from '../../../test/support/recordings.ts';
 import { securitySuite } from '../../../test/support/security.ts';
 import { newId } from '../../platform/ids.ts';
 import { startReceiver } from '../webhooks/test-receiver.ts';
-import { as, createCallAgent, insertEndedCall, placeCall, waitForEnd } from './test-helpers.ts';
+import { as, assignSandboxNumber, createCallAgent, insertEndedCall, placeCall, waitForEnd } from './test-helpers.ts';
 
 // Sandbox calls end to end over HTTP: every magic number, the state history, transcript,
 // recording (a real MP3 decoded back), cost and the ledger row, and the events both listings
@@ -372,10 +372,7 @@ describe('concurrency and inbound calls', () => {
   it('an inbound sandbox call to an assigned number is answered by its agent', async () => {
     const user = await signUp(t);
     const agent = await createCallAgent(t, user);
-    await t.platform.db
-      .insertInto('phone_numbers')
-      .values({ id: newId('pn'), workspace_id: user.workspaceId, number: '+15550142001', country: 'US', provider: 'sandbox', provider_number_id: null, capabilities: JSON.stringify({ voice: true, sms: false }), agent_id: agent.id, label: null, monthly_cost_micros: 1_150_000, created_at: new Date(), updated_at: new Date() })
-      .execute();
+    await assignSandboxNumber(t, user, agent.id, '+15550142001');
     const res = await t.request({ method: 'POST', url: '/v1/sandbox/inbound-call', ...as(user), payload: { to: '+15550142001', from: '+15550177777' } });
     assert.equal(res.statusCode, 201, res.body);
     assert.equal(res.json().direction, 'inbound');

@@ -3,9 +3,8 @@ import { describe, it } from 'node:test';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { insertCallRow } from '../../../test/support/call-rows.ts';
 import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
-import { newId } from '../../platform/ids.ts';
 import type { CallStatus } from './tables.ts';
-import { as, createCallAgent, waitForTerminal } from './test-helpers.ts';
+import { as, assignSandboxNumber, createCallAgent, waitForTerminal } from './test-helpers.ts';
 
 // The calls routes' own rules (routes/read.ts, routes/control.ts) and the module's wiring
 // (module.ts) over HTTP, on call rows and recordings written directly: the recording's ranges,
@@ -199,10 +198,7 @@ describe('changing calls', () => {
   it("a sandbox inbound call is 201 ringing or live, and its id is the audit row's resource", async () => {
     const user = await signUp(t);
     const agent = await createCallAgent(t, user);
-    await t.platform.db
-      .insertInto('phone_numbers')
-      .values({ id: newId('pn'), workspace_id: user.workspaceId, number: '+15550142002', country: 'US', provider: 'sandbox', provider_number_id: null, capabilities: JSON.stringify({ voice: true, sms: false }), agent_id: agent.id, label: null, monthly_cost_micros: 0, created_at: new Date(), updated_at: new Date() })
-      .execute();
+    await assignSandboxNumber(t, user, agent.id, '+15550142002');
     const res = await t.request({ method: 'POST', url: '/v1/sandbox/inbound-call', ...as(user), payload: { to: '+15550142002', from: '+15550177777' } });
     assert.equal(res.statusCode, 201, res.body);
     const call = res.json();

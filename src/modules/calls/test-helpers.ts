@@ -2,10 +2,20 @@ import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
 import type { TestApp } from '../../../test/support/app.ts';
 import type { TestUser } from '../../../test/support/fixtures.ts';
+import { newId } from '../../platform/ids.ts';
 
 // Shared steps of the calls tests: an agent, a placed sandbox call, its end.
 
 export const as = (user: TestUser) => ({ token: user.accessToken, workspaceId: user.workspaceId });
+
+/** A sandbox number of the user's workspace assigned to `agentId` (as bought and assigned), for inbound calls. */
+export async function assignSandboxNumber(t: TestApp, user: TestUser, agentId: string, number: string) {
+  const now = new Date();
+  await t.platform.db
+    .insertInto('phone_numbers')
+    .values({ id: newId('pn'), workspace_id: user.workspaceId, number, country: 'US', provider: 'sandbox', provider_number_id: null, capabilities: JSON.stringify({ voice: true, sms: false }), agent_id: agentId, label: null, monthly_cost_micros: 0, created_at: now, updated_at: now })
+    .execute();
+}
 
 export async function createCallAgent(t: TestApp, user: TestUser, fields: Record<string, unknown> = {}) {
   const res = await t.request({
