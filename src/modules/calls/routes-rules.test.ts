@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { insertCallRow } from '../../../test/support/call-rows.ts';
 import { signUp, type TestUser } from '../../../test/support/fixtures.ts';
-import type { CallStatus } from './tables.ts';
-import { as, assignSandboxNumber, createCallAgent, waitForTerminal } from './test-helpers.ts';
+import { newId } from '../../platform/ids.ts';
+import { as, assignSandboxNumber, createCallAgent, placeCall, waitForTerminal } from './test-helpers.ts';
 
 // The calls routes' own rules (routes/read.ts, routes/control.ts) and the module's wiring
 // (module.ts) over HTTP, on call rows and recordings written directly: the recording's ranges,
@@ -17,26 +17,28 @@ const blobs = t.platform.providers.blobs;
 /** 100 bytes, each its own index: a range's bytes are its offsets. */
 const MP3 = Buffer.from(Array.from({ length: 100 }, (_, i) => i));
 
-async function endedCall(user: TestUser, fields: { recording?: 'ready' | 'pending' | 'missing-blob' | 'none'; deleted?: boolean; status?: CallStatus } = {}) {
-  const agent = await createCallAgent(t, user);
-  const recording = fields.recording ?? 'ready';
-  const call = await insertCallRow(t.platform.db, { workspaceId: user.workspaceId, agentId: agent.id }, fields.status ?? 'completed', {
-    transcript: JSON.stringify(TRANSCRIPT),
-    recording_status: recording === 'none' ? null : recording === 'pending' ? 'pending' : 'ready',
-    content_deleted_at: fields.deleted ? new Date() : null,
-  });
-  if (recording !== 'none' && recording !== 'pending') {
-    const key = `recordings/${user.workspaceId}/${call.id}.mp3`;
-    await t.platform.db.updateTable('calls').set({ recording_key: key }).where('id', '=', call.id).execute();
-    if (recording === 'ready') await blobs.put(key, MP3, 'audio/mpeg');
-  }
-  return { id: call.id, key: `recordings/${user.workspaceId}/${call.id}.mp3` };
-}
-
 const TRANSCRIPT = [
   { role: 'agent', text: 'Hello, this is Ada.', start_ms: 0, end_ms: 900 },
   { role: 'user', text: 'Hi Ada.', start_ms: 1200, end_ms: 1800 },
 ];
+
+/** An ended call of a new agent with TRANSCRIPT; its recording ready (MP3 stored), pending, named but not stored, or none. */
+async function endedCall(user: TestUser, fields: { recording?: 'ready' | 'pending' | 'missing-blob' | 'none'; deleted?: boolean } = {}) {
+  const agent = await createCallAgent(t, user);
+  const recording = fields.recording ?? 'ready';
+  const id = newId('call');
+  const key = `recordings/${user.workspaceId}/${id}.mp3`;
+  await insertCallRow(t.platform.db, { workspaceId: user.workspaceId, agentId: agent.id }, 'completed', {
+    id,
+    transcript: JSON.stringify(TRANSCRIPT),
+    recording_status: recording === 'none' ? null : recording === 'pending' ? 'pending' : 'ready',
+    recording_key: recording === 'ready' || recording === 'missing-blob' ? key : null,
+    content_deleted_at: fields.deleted ? new Date() : null,
+  });
+  if (recording === 'ready') await blobs.put(key, MP3, 'audio/mpeg');
+  return { id, key };
+}
+
 const get = (user: TestUser | null, url: string, headers: Record<string, string> = {}) => t.request({ method: 'GET', url, headers, ...(user ? as(user) : {}) });
 
 describe('the recording', () => {
@@ -180,9 +182,7 @@ describe('changing calls', () => {
   it('an outbound call is 201 queued and its id is the audit row\'s resource; transfer with no body is answered, not a 500', async () => {
     const user = await signUp(t);
     const agent = await createCallAgent(t, user);
-    const placed = await t.request({ method: 'POST', url: '/v1/calls/outbound', ...as(user), payload: { agent_id: agent.id, to: '+15550100101' } });
-    assert.equal(placed.statusCode, 201, placed.body);
-    const call = placed.json();
+    const call = await placeCall(t, user, { agent_id: agent.id, to: '+15550100101' });
     assert.equal(call.status, 'queued');
     const audit = (await get(user, '/v1/audit-log')).json().data as Array<{ action: string; resource_id: string | null }>;
     assert.deepEqual(

@@ -60,24 +60,23 @@ describe('a call that never connects', () => {
     const ws = await workspace();
     const row = await ringing(ws);
     const hungUp: unknown[] = [];
-    const real = telephony.dial.bind(telephony);
     // A carrier that answers though the dial was abandoned (the abort reached it too late).
-    telephony.dial = async (input) => {
+    const answersAnyway = async (real: typeof telephony.dial, input: Parameters<typeof telephony.dial>[0]): ReturnType<typeof telephony.dial> => {
       const dialed = await real({ ...input, signal: new AbortController().signal });
       if (dialed.kind !== 'answered') return dialed;
       const { media } = dialed;
       return { kind: 'answered', media: { ...media, hangup: (reason) => (hungUp.push(reason ?? 'none'), media.hangup(reason)) } };
     };
-    const running = runner.runOutbound(row).finally(() => {
-      telephony.dial = real;
+    await withDial(answersAnyway, async () => {
+      const running = runner.runOutbound(row);
+      assert.deepEqual(runner.liveIds(), [row.id], 'live from the claim on');
+      assert.equal(runner.size, 1);
+      assert.deepEqual(runner.liveElapsed(), [{ id: row.id, elapsedMs: 0 }]);
+      assert.deepEqual([...runner.mediaSessions()], [], 'no media session while dialing');
+      assert.equal(runner.transfer(row.id, '+15550100999'), false, 'no transfer before it is connected');
+      assert.equal(runner.hangup(row.id), true);
+      await running;
     });
-    assert.deepEqual(runner.liveIds(), [row.id], 'live from the claim on');
-    assert.equal(runner.size, 1);
-    assert.deepEqual(runner.liveElapsed(), [{ id: row.id, elapsedMs: 0 }]);
-    assert.deepEqual([...runner.mediaSessions()], [], 'no media session while dialing');
-    assert.equal(runner.transfer(row.id, '+15550100999'), false, 'no transfer before it is connected');
-    assert.equal(runner.hangup(row.id), true);
-    await running;
     const call = await callOf(row.id);
     assert.deepEqual([call.status, call.end_reason, call.duration_ms, call.answered_at], ['canceled', 'api_hangup', 0, null]);
     assert.equal(runner.size, 0);
