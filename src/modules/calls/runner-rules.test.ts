@@ -134,6 +134,33 @@ describe('a call that never connects', () => {
   });
 });
 
+describe('a hang-up between the answer and the session', () => {
+  it('takes effect once the session runs: completed/api_hangup, at once', async () => {
+    const ws = await workspace();
+    const row = await ringing(ws, undefined, { simulation: JSON.stringify({ caller_script: ['One?', 'Two?', 'Three?'] }) });
+    // The hang-up comes while the call is answered but its conversation not yet set up (the
+    // runner reads the media's recogniser then).
+    const hangsUpOnSetup = async (real: typeof telephony.dial, input: Parameters<typeof telephony.dial>[0]): ReturnType<typeof telephony.dial> => {
+      const dialed = await real(input);
+      if (dialed.kind !== 'answered') return dialed;
+      const media = { ...dialed.media };
+      Object.defineProperty(media, 'stt', {
+        get: () => {
+          assert.deepEqual(runner.liveElapsed(), [{ id: row.id, elapsedMs: 0 }], 'no session yet');
+          runner.hangup(row.id);
+          return dialed.media.stt;
+        },
+      });
+      return { kind: 'answered', media };
+    };
+    await withDial(hangsUpOnSetup, () => runner.runOutbound(row));
+    const call = await callOf(row.id);
+    assert.deepEqual([call.status, call.end_reason], ['completed', 'api_hangup']);
+    assert.ok(call.answered_at);
+    assert.ok((call.duration_ms ?? 0) < 1000, `duration ${call.duration_ms}`);
+  });
+});
+
 describe('the registry', () => {
   it('hangup and transfer of a call not run here answer false', () => {
     assert.equal(runner.hangup('call_unknown'), false);

@@ -3,13 +3,14 @@ import { describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { runnerRig, SANDBOX_NUMBERS } from '../../../test/support/runner-rig.ts';
 import type { CallRow } from './repo.ts';
+import { createCallWorker } from './worker.ts';
 
 // The dialer (worker.ts) on the real runner and sandbox (SANDBOX_SPEED=max), CALLS_PER_PROCESS=2
 // and leases of 3 s: a claim takes at most what is left of the process's slots after its live
 // calls and the claims in flight, leases what it claims, and the job's sweep renews this process's
 // calls (applying a hang-up asked elsewhere) and ends calls whose owner died.
 
-const { db, t, runner, worker, workspace, ringing, connected, talkative, callOf } = await runnerRig({ CALLS_PER_PROCESS: '2', CALL_LEASE_SECONDS: '3' });
+const { db, t, runner, worker, ownership, workspace, ringing, connected, talkative, callOf } = await runnerRig({ CALLS_PER_PROCESS: '2', CALL_LEASE_SECONDS: '3' });
 
 async function queue(ws: { workspaceId: string; agentId: string }, n: number): Promise<CallRow[]> {
   const rows = [];
@@ -130,6 +131,27 @@ describe('claims within CALLS_PER_PROCESS', () => {
     assert.equal(await claimOnceFree(), 1);
     await settle(rows, { busy: 2 });
   });
+
+  it('a claim that fails gives its slots back: the next takes both', async () => {
+    const { platform } = t;
+    const database = platform.db;
+    platform.db = new Proxy(database, {
+      get() {
+        throw new Error('the database is down');
+      },
+    });
+    try {
+      await assert.rejects(worker.runDueOnce(), /the database is down/);
+    } finally {
+      platform.db = database;
+    }
+    const ws = await workspace();
+    const rows = await queue(ws, 2);
+    const release = holdDials();
+    assert.equal(await worker.runDueOnce(), 2);
+    release();
+    await settle(rows, { busy: 2 });
+  });
 });
 
 describe('the job\'s sweep', () => {
@@ -152,5 +174,46 @@ describe('the job\'s sweep', () => {
     const after = await callOf(lost.id);
     assert.deepEqual([after.status, after.duration_ms], ['failed', 4000]);
     assert.ok(t.platform.config.calls.leaseMs === 3000);
+  });
+
+  it('renews the lease of a call it runs before it lapses: a dial held past the 3 s lease keeps it', async () => {
+    const renewals: number[] = [];
+    const renew = ownership.renew;
+    ownership.renew = () => (renewals.push(Date.now()), renew());
+    const ws = await workspace();
+    const [row] = await queue(ws, 1);
+    const release = holdDials();
+    await worker.start();
+    try {
+      for (let i = 0; i < 400 && !runner.liveIds().includes(row.id); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.ok(runner.liveIds().includes(row.id), 'claimed by the loop');
+      await new Promise((resolve) => setTimeout(resolve, 3500));
+      const call = await callOf(row.id);
+      assert.equal(call.lease_holder, runner.holder);
+      assert.ok(new Date(call.lease_expires_at as Date).getTime() > Date.now(), 'the lease runs on');
+      assert.ok(renewals.length >= 2, `${renewals.length} renewals`);
+    } finally {
+      release();
+      await worker.stop();
+      ownership.renew = renew;
+    }
+    await settle([row], { busy: 1 });
+  });
+});
+
+describe('nudges', () => {
+  it('wake the loop when a call is queued: claimed at once though the poll is ten minutes', async () => {
+    const dialer = createCallWorker({ platform: t.platform, runner, ownership, pollIntervalMs: 600_000 });
+    const ws = await workspace();
+    await dialer.start();
+    try {
+      // The loop's first pass (at start, nothing queued) is over before the call is queued.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const rows = await queue(ws, 1);
+      dialer.nudge();
+      await settle(rows, { busy: 1 });
+    } finally {
+      await dialer.stop();
+    }
   });
 });

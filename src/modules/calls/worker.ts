@@ -65,8 +65,8 @@ export function createCallWorker(deps: CallWorkerDeps) {
     job: {
       name: 'calls',
       claim,
-      // A call runs to its end; a slot freeing may let a queued call of its workspace start.
-      run: (row, _signal, span) => start(row, span).finally(() => jobs.nudge()),
+      // A call runs to its end; its slot freeing wakes the loop (the job runner's own signal).
+      run: (row, _signal, span) => start(row, span),
       // Leases every third of their length; lost calls every sixth.
       async sweep() {
         const now = Date.now();
