@@ -91,7 +91,10 @@ describe('after the call', () => {
 
     const ended = await eventsOf(call.id, 'call.ended');
     assert.equal(ended.length, 1);
-    assert.match(JSON.parse(ended[0].payload).data.recording_url, /\/recording\.mp3\?expires=/);
+    // Signed links of the app's own: the call's MP3 and transcript.
+    const endedData = JSON.parse(ended[0].payload).data;
+    assert.match(endedData.recording_url, new RegExp(`/v1/calls/${call.id}/recording\\.mp3\\?expires=\\d+&signature=`));
+    assert.match(endedData.transcript_url, new RegExp(`/v1/calls/${call.id}/transcript\\?expires=\\d+&signature=`));
     const completed = await eventsOf(call.id, 'call.completed');
     assert.equal(completed.length, 1);
     assert.ok(Object.hasOwn(JSON.parse(completed[0].payload).data.extracted, 'topic'));

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import os from 'node:os';
 import { describe, it } from 'node:test';
 import { buildTestApp } from '../../../test/support/app.ts';
 import { insertCallRow } from '../../../test/support/call-rows.ts';
@@ -39,6 +40,13 @@ async function endedCall(user: TestUser, fields: { recording?: 'ready' | 'pendin
   return { id, key };
 }
 
+/** The app's vap_calls_queued gauge, read as a scrape reads it. */
+async function queuedGauge(): Promise<number> {
+  const gauge = t.platform.metrics.registry.getSingleMetric('vap_calls_queued');
+  assert.ok(gauge, 'the calls module registers its gauges');
+  return (await gauge.get()).values[0]?.value ?? 0;
+}
+
 const get = (user: TestUser | null, url: string, headers: Record<string, string> = {}) => t.request({ method: 'GET', url, headers, ...(user ? as(user) : {}) });
 
 describe('the recording', () => {
@@ -77,6 +85,7 @@ describe('the recording', () => {
       ['bytes=-', 200, null],
       ['bytes=0-1,5-6', 200, null],
       ['items=0-9', 200, null],
+      ['xbytes=0-9', 200, null],
       ['bytes=a-9', 200, null],
     ];
     for (const [range, status, span] of cases) {
@@ -98,11 +107,33 @@ describe('the recording', () => {
     const user = await signUp(t);
     const pending = await endedCall(user, { recording: 'pending' });
     const res = await get(user, `/v1/calls/${pending.id}/recording.mp3`);
-    assert.deepEqual([res.statusCode, res.json().code, res.headers['retry-after']], [409, 'recording_not_ready', '5']);
+    assert.deepEqual(
+      [res.statusCode, res.json().code, res.json().detail, res.headers['retry-after']],
+      [409, 'recording_not_ready', "the recording is being made from the call's audio; retry shortly", '5'],
+    );
     for (const fields of [{ recording: 'none' }, { recording: 'missing-blob' }, { deleted: true }, { recording: 'pending', deleted: true }] as const) {
       const { id } = await endedCall(user, fields);
       const gone = await get(user, `/v1/calls/${id}/recording`);
       assert.deepEqual([gone.statusCode, gone.json().code, gone.json().detail], [404, 'not_found', 'recording not found'], JSON.stringify(fields));
+    }
+  });
+});
+
+describe('the recording, its blob gone between its size and its bytes', () => {
+  it('404 recording not found, whole or in part', async () => {
+    const user = await signUp(t);
+    const { id } = await endedCall(user);
+    const { get: whole, getRange } = blobs;
+    blobs.get = async () => null;
+    blobs.getRange = async () => null;
+    try {
+      for (const headers of [{}, { range: 'bytes=0-9' }] as Array<Record<string, string>>) {
+        const res = await get(user, `/v1/calls/${id}/recording`, headers);
+        assert.deepEqual([res.statusCode, res.json().code, res.json().detail], [404, 'not_found', 'recording not found'], JSON.stringify(headers));
+      }
+    } finally {
+      blobs.get = whole;
+      blobs.getRange = getRange;
     }
   });
 });
@@ -130,11 +161,31 @@ describe('the transcript', () => {
     }
   });
 
+  it('a query other than a signed link\'s is refused: 422 naming it', async () => {
+    const user = await signUp(t);
+    const { id } = await endedCall(user);
+    const res = await get(user, `/v1/calls/${id}/transcript?format=text`);
+    assert.deepEqual([res.statusCode, res.json().code, res.json().errors], [422, 'validation_failed', [{ path: 'query.format', message: 'is not a known field' }]]);
+  });
+
   it('a call whose content was deleted has no transcript: 404', async () => {
     const user = await signUp(t);
     const { id } = await endedCall(user, { deleted: true });
     const res = await get(user, `/v1/calls/${id}/transcript`);
     assert.deepEqual([res.statusCode, res.json().detail], [404, 'transcript not found']);
+  });
+});
+
+describe('the list and a call\'s history', () => {
+  it('GET /v1/calls lists the workspace\'s calls; GET /v1/calls/{id}/events its states', async () => {
+    const user = await signUp(t);
+    const { id } = await endedCall(user);
+    const list = await get(user, '/v1/calls');
+    assert.equal(list.statusCode, 200);
+    assert.deepEqual(list.json().data.map((call: { id: string }) => call.id), [id]);
+    const events = await get(user, `/v1/calls/${id}/events`);
+    assert.equal(events.statusCode, 200);
+    assert.deepEqual(events.json().data.map((event: { status: string }) => event.status), ['completed']);
   });
 });
 
@@ -179,11 +230,35 @@ describe('changing calls', () => {
     assert.deepEqual([kept.status, kept.recording_url, kept.transcript_url], ['completed', null, null]);
   });
 
+  it('DELETE of a call that has no recording clears its transcript: 204', async () => {
+    const user = await signUp(t);
+    const { id } = await endedCall(user, { recording: 'none' });
+    const res = await t.request({ method: 'DELETE', url: `/v1/calls/${id}`, ...as(user) });
+    assert.deepEqual([res.statusCode, res.body], [204, '']);
+    assert.equal((await get(user, `/v1/calls/${id}/transcript`)).statusCode, 404);
+  });
+
+  it('analyze runs extraction again on an ended call: 200 with the call', async () => {
+    const user = await signUp(t);
+    const { id } = await endedCall(user);
+    const res = await t.request({ method: 'POST', url: `/v1/calls/${id}/analyze`, ...as(user) });
+    assert.deepEqual([res.statusCode, res.json().id, res.json().status], [200, id, 'completed'], res.body);
+  });
+
   it('an outbound call is 201 queued and its id is the audit row\'s resource; transfer with no body is answered, not a 500', async () => {
     const user = await signUp(t);
     const agent = await createCallAgent(t, user);
-    const call = await placeCall(t, user, { agent_id: agent.id, to: '+15550100101' });
+    const { worker } = t.modules.calls;
+    const nudge = worker.nudge;
+    let nudges = 0;
+    worker.nudge = () => void nudges++;
+    const queuedBefore = await queuedGauge();
+    const call = await placeCall(t, user, { agent_id: agent.id, to: '+15550100101' }).finally(() => {
+      worker.nudge = nudge;
+    });
     assert.equal(call.status, 'queued');
+    assert.equal(nudges, 1, 'the dialer is woken');
+    assert.equal(await queuedGauge(), queuedBefore + 1, 'the queued calls\' gauge counts it');
     const audit = (await get(user, '/v1/audit-log')).json().data as Array<{ action: string; resource_id: string | null }>;
     assert.deepEqual(
       audit.filter((row) => row.action === 'calls.outbound').map((row) => row.resource_id),
@@ -219,5 +294,11 @@ describe('the module', () => {
     const calls = t.jobs.find((job) => job.name === 'calls');
     const post = t.jobs.find((job) => job.name === 'post-call');
     assert.deepEqual([calls?.start, calls?.stop, post?.start, post?.stop], [worker.start, worker.stop, postCall.start, postCall.stop]);
+  });
+
+  it('its runner holds leases as this process: host, pid and a random part', () => {
+    const { holder } = t.modules.calls.runner;
+    assert.match(holder, /^(.+):(\d+):([0-9a-f]{8})$/);
+    assert.ok(holder.startsWith(`${os.hostname()}:${process.pid}:`), holder);
   });
 });

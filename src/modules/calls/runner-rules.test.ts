@@ -65,7 +65,11 @@ describe('a call that never connects', () => {
       const dialed = await real({ ...input, signal: new AbortController().signal });
       if (dialed.kind !== 'answered') return dialed;
       const { media } = dialed;
-      return { kind: 'answered', media: { ...media, hangup: (reason) => (hungUp.push(reason ?? 'none'), media.hangup(reason)) } };
+      const hangup: typeof media.hangup = (reason) => {
+        hungUp.push(reason ?? 'none');
+        return media.hangup(reason);
+      };
+      return { kind: 'answered', media: { ...media, hangup } };
     };
     await withDial(answersAnyway, async () => {
       const running = runner.runOutbound(row);

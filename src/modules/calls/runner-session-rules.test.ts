@@ -198,7 +198,10 @@ describe('a live call', () => {
     const used: string[] = [];
     const spy = (clock: RuntimeClock, name: string) => {
       const setTimer = clock.setTimer;
-      clock.setTimer = (fn, ms) => (used.push(name), setTimer.call(clock, fn, ms));
+      clock.setTimer = (fn, ms) => {
+        used.push(name);
+        return setTimer.call(clock, fn, ms);
+      };
       return () => {
         clock.setTimer = setTimer;
       };

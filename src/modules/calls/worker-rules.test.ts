@@ -179,7 +179,10 @@ describe('the job\'s sweep', () => {
   it('renews the lease of a call it runs before it lapses: a dial held past the 3 s lease keeps it', async () => {
     const renewals: number[] = [];
     const renew = ownership.renew;
-    ownership.renew = () => (renewals.push(Date.now()), renew());
+    ownership.renew = () => {
+      renewals.push(Date.now());
+      return renew();
+    };
     const ws = await workspace();
     const [row] = await queue(ws, 1);
     const release = holdDials();
