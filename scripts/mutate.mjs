@@ -210,8 +210,14 @@ const FOLDERS = {
     tests: RUNTIME_TESTS,
     part: true,
   },
-  // The recorder and the voice activity detector.
-  'runtime/audio': { dir: 'src/runtime', only: ['audio/*.ts'], tests: RUNTIME_TESTS, part: true },
+  // The recorder and the voice activity detector: their fast files only (seconds each; the recorder's
+  // raw tracks are the calls module's, the detector runs in every cascade call).
+  'runtime/audio': {
+    dir: 'src/runtime',
+    only: ['audio/*.ts'],
+    tests: ['src/runtime/audio/audio-rules.test.ts', 'src/runtime/audio/audio.test.ts', 'src/modules/calls/raw-tracks-rules.test.ts', 'src/modules/calls/raw-tracks.test.ts', 'src/runtime/call-session.test.ts', 'src/runtime/early-transcript.test.ts'],
+    part: true,
+  },
   // The cascade call and its pipeline (the shell, the stages): the call's rules.
   'runtime/call-session': {
     dir: 'src/runtime',
