@@ -18,6 +18,16 @@ function inbound(callId: string, simulation: CallSimulation | null = null): Call
   return telephony.acceptInbound({ callId, from: '+15550100001', to: '+15550100002', simulation });
 }
 
+/** `media` with its hang-ups recorded (their reasons, in order). */
+function recordingHangups(media: CallMedia) {
+  const hungUp: unknown[] = [];
+  const hangup: CallMedia['hangup'] = (reason) => {
+    hungUp.push(reason);
+    return media.hangup(reason);
+  };
+  return { media: { ...media, hangup }, hungUp };
+}
+
 /** `clock` with its timers of exactly `targetMs` firing `lateByMs` late, as on a loaded machine. */
 function lateTimers(clock: RuntimeClock, targetMs: number, lateByMs: number): RuntimeClock {
   return {
@@ -123,13 +133,8 @@ describe('a live call', () => {
     const ws = await workspace();
     await db.updateTable('agents').set({ llm: JSON.stringify({ provider: 'openai-realtime', model: 'gpt-realtime' }) }).where('id', '=', ws.agentId).execute();
     const row = await ringing(ws);
-    const media = inbound(row.id);
-    const hungUp: unknown[] = [];
-    const hangup: CallMedia['hangup'] = (reason) => {
-      hungUp.push(reason);
-      return media.hangup(reason);
-    };
-    await runner.answer(row, { ...media, hangup });
+    const { media, hungUp } = recordingHangups(inbound(row.id));
+    await runner.answer(row, media);
     assert.deepEqual(hungUp, ['media_error']);
     assert.equal((await callOf(row.id)).end_reason, 'media_error');
   });
@@ -179,14 +184,9 @@ describe('a live call', () => {
   it('a media that brings no recogniser, with none configured: failed/media_error, runtime_error, hung up', async () => {
     const ws = await workspace();
     const row = await ringing(ws);
-    const media = inbound(row.id);
-    const hungUp: unknown[] = [];
-    const hangup: CallMedia['hangup'] = (reason) => {
-      hungUp.push(reason);
-      return media.hangup(reason);
-    };
+    const { media, hungUp } = recordingHangups(inbound(row.id));
     assert.equal(t.platform.providers.stt, undefined, 'no STT_BASE_URL here');
-    await runner.answer(row, { ...media, stt: undefined, hangup });
+    await runner.answer(row, { ...media, stt: undefined });
     const call = await callOf(row.id);
     assert.deepEqual([call.status, call.end_reason, call.duration_ms], ['failed', 'media_error', 0]);
     assert.deepEqual(call.error, { code: 'runtime_error', message: 'the call failed in the runtime' });
