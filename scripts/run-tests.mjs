@@ -33,7 +33,14 @@ function testFiles(dir) {
 
 const slow = process.argv[2] === '--slow';
 const selected = slow ? testFiles('test/slow') : process.argv.slice(2);
-const files = selected.length > 0 ? selected : [...testFiles('src'), ...testFiles('test').filter((f) => !f.startsWith(path.join('test', 'slow')))];
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+const everyFile = [...testFiles('src'), ...testFiles('test').filter((f) => !f.startsWith(path.join('test', 'slow')))];
+// The dashboard's browser files run on PGlite only (TEST_BROWSER_ON_POSTGRES=1 runs them on
+// PostgreSQL too): a page calls the same API routes whose every rule runs on both databases, and
+// the nine files are a fifth of a run's time (docs/testing.md, "Two databases").
+const browserOnce = onPostgres && process.env.TEST_BROWSER_ON_POSTGRES !== '1';
+const isBrowserFile = (f) => f.startsWith(path.join('test', 'dashboard')) && f.endsWith('.browser.test.ts');
+const files = selected.length > 0 ? selected : everyFile.filter((f) => !(browserOnce && isBrowserFile(f)));
 const env = {
   ...process.env,
   TEST_PGLITE_TEMPLATE: template,
@@ -42,7 +49,8 @@ const env = {
   NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --no-warnings=ExperimentalWarning --import ${path.join(root, 'scripts', 'file-clock.mjs')}`.trim(),
 };
 
-console.log(`database: ${process.env.TEST_DATABASE_URL ? 'PostgreSQL (TEST_DATABASE_URL)' : 'PGlite'}; ${files.length} test files`);
+const leftOut = selected.length > 0 ? 0 : everyFile.length - files.length;
+console.log(`database: ${onPostgres ? 'PostgreSQL (TEST_DATABASE_URL)' : 'PGlite'}; ${files.length} test files${leftOut > 0 ? ` (the ${leftOut} dashboard browser files run on PGlite only)` : ''}`);
 if (!reuseTemplate) {
   const prepared = spawnSync(process.execPath, ['--import', 'tsx', 'test/support/prepare-template.ts', template], { cwd: root, env, stdio: 'inherit' });
   if (prepared.status !== 0) process.exit(prepared.status ?? 1);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setTimeout as wallDelay } from 'node:timers/promises';
 import { createScaledClock } from './clock.ts';
 
 // The runtime clock: simulated time never runs ahead of a timer's deadline, at any speed, and a
@@ -51,5 +52,41 @@ describe('runtime clock', () => {
     }, 100).cancel();
     await new Promise((resolve) => setTimeout(resolve, 40));
     assert.equal(fired, false);
+  });
+
+  it('refuses a speed that is not positive', () => {
+    for (const speed of [0, -1, Number.NaN]) assert.throws(() => createScaledClock(speed), { message: `clock speed must be positive, got ${speed}` });
+  });
+
+  it('runs `speed` times the wall from zero, and scales a wall millisecond by 1/speed', async () => {
+    const before = performance.now();
+    const clock = createScaledClock(10);
+    const created = performance.now();
+    assert.equal(clock.scale, 0.1);
+    await wallDelay(20);
+    const after = performance.now();
+    const now = clock.now();
+    const last = performance.now();
+    // Its origin is between `before` and `created`, its reading between `after` and `last`.
+    assert.ok(now >= (after - created) * 10 && now <= (last - before) * 10, `${now} simulated ms, ${after - created} to ${last - before} wall ms`);
+  });
+
+  it("fires before a wall timer set after it for longer than the timer's scaled wait (ordered, not timed)", async () => {
+    // At speed 1000 a 100 ms timer waits 0.1 wall ms; at speed 1 a 50 ms timer waits 50: each
+    // must fire before a plain setTimeout of this process's age set just after it (seconds).
+    for (const [speed, ms] of [
+      [1000, 100],
+      [1, 50],
+    ]) {
+      const clock = createScaledClock(speed);
+      const order: string[] = [];
+      const fired = new Promise<void>((resolve) => clock.setTimer(() => resolve(void order.push('clock')), ms));
+      const age = Math.max(500, performance.now());
+      const done = new AbortController();
+      const reference = wallDelay(age, undefined, { signal: done.signal }).then(() => order.push('reference'), () => 0);
+      await Promise.race([fired, reference]);
+      done.abort();
+      assert.deepEqual(order, ['clock'], `speed ${speed}, ${ms} ms against a ${Math.round(age)} ms wall timer`);
+    }
   });
 });

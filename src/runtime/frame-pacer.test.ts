@@ -89,6 +89,43 @@ describe('frame pacer', () => {
     assert.deepEqual(seen, [20, 75, 80, 100]);
   });
 
+  it('a beat exactly one beat late, or several beats late, runs once and the grid goes on from there', () => {
+    for (const [stall, expected] of [
+      [60, [20, 60, 80, 100]],
+      [135, [20, 135, 140]],
+    ] as const) {
+      const clock = manualClock();
+      const pacer = createFramePacer(clock);
+      const seen: number[] = [];
+      pacer.add(() => {
+        seen.push(clock.now());
+        return true;
+      });
+      clock.advanceTo(20);
+      clock.stallTo(stall);
+      clock.advanceTo(Math.max(101, stall + 5));
+      assert.deepEqual(seen, expected, `stalled to ${stall}`);
+    }
+  });
+
+  it('removing one of two tasks keeps the beat for the other; removing from an idle pacer is nothing', () => {
+    const clock = manualClock();
+    const pacer = createFramePacer(clock);
+    pacer.remove(() => true);
+    const seen: number[] = [];
+    const a = () => true;
+    pacer.add(a);
+    pacer.add(() => {
+      seen.push(clock.now());
+      return true;
+    });
+    clock.advanceTo(20);
+    pacer.remove(a);
+    clock.advanceTo(60);
+    assert.deepEqual(seen, [20, 40, 60]);
+    assert.equal(pacer.size, 1);
+  });
+
   it("two calls' speakers: each reply's first frame at once, then both on the shared beat with one timer", async () => {
     const clock = manualClock();
     const sent: Record<string, number[]> = { a: [], b: [] };

@@ -90,4 +90,36 @@ describe('virtual clock', () => {
     await sleep(clock, 2000);
     assert.equal(clock.now(), 2000);
   });
+
+  it('refuses a speed that is not positive', () => {
+    for (const speed of [0, -1, Number.NaN]) assert.throws(() => createVirtualClock({ speed }), { message: `clock speed must be positive, got ${speed}` });
+  });
+
+  it('a canceled timer moves no time, and one canceled by a timer due with it does not fire', async () => {
+    const clock = createVirtualClock({ speed: Number.POSITIVE_INFINITY });
+    clock.setTimer(() => assert.fail('canceled'), 100).cancel();
+    await wallDelay(5);
+    assert.equal(clock.now(), 0, 'the canceled timer is not a step');
+    const fired: string[] = [];
+    let second = { cancel() {} };
+    clock.setTimer(() => {
+      fired.push('first');
+      second.cancel();
+    }, 50);
+    second = clock.setTimer(() => fired.push('second'), 50);
+    await sleep(clock, 60);
+    assert.deepEqual(fired, ['first']);
+  });
+
+  it('a capped clock waits its virtual time divided by its speed on the wall (ordered, not timed)', async () => {
+    // 1,000 virtual ms at 20x wait 50 wall ms: before a 5 s wall timer set just after.
+    const capped = createVirtualClock({ speed: 20 });
+    const order: string[] = [];
+    const slept = sleep(capped, 1000).then(() => order.push('clock'));
+    const done = new AbortController();
+    const reference = wallDelay(5000, undefined, { signal: done.signal }).then(() => order.push('reference'), () => 0);
+    await Promise.race([slept, reference]);
+    done.abort();
+    assert.deepEqual(order, ['clock']);
+  });
 });

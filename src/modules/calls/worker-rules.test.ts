@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
+import { until } from '../../../test/support/processes.ts';
 import { runnerRig, SANDBOX_NUMBERS } from '../../../test/support/runner-rig.ts';
 import type { CallRow } from './repo.ts';
 import { createCallWorker } from './worker.ts';
@@ -166,7 +167,7 @@ describe('the job\'s sweep', () => {
     await worker.start();
     try {
       await running;
-      for (let i = 0; i < 400 && (await callOf(lost.id)).status !== 'failed'; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      await until('the lost call to fail', async () => ((await callOf(lost.id)).status === 'failed' ? true : undefined), 20_000);
     } finally {
       await worker.stop();
     }
@@ -188,8 +189,7 @@ describe('the job\'s sweep', () => {
     const release = holdDials();
     await worker.start();
     try {
-      for (let i = 0; i < 400 && !runner.liveIds().includes(row.id); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-      assert.ok(runner.liveIds().includes(row.id), 'claimed by the loop');
+      await until('the loop to claim the call', async () => (runner.liveIds().includes(row.id) ? true : undefined), 20_000);
       await new Promise((resolve) => setTimeout(resolve, 3500));
       const call = await callOf(row.id);
       assert.equal(call.lease_holder, runner.holder);

@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import alawmulaw from 'alawmulaw';
 import { FRAME_SAMPLES, SAMPLE_RATE, splitFrames } from '../../platform/audio/frames.ts';
 import { decodeMulawInto, mulawToPcm16k } from '../../platform/audio/mulaw.ts';
-import { createBuiltinTts } from '../../providers/tts/builtin.ts';
 import { BLOCK_SAMPLES, createCallRecorder, mixInto } from './recorder.ts';
+import { spokenSentence } from './test-helpers.ts';
 import { createVoiceActivityDetector } from './vad.ts';
 
 // The recorder's and the detector's rules on exact samples: the mix's clipping, the bounds of a
@@ -169,7 +169,7 @@ describe('a released recorder', () => {
   });
 });
 
-const speech = splitFrames((await createBuiltinTts().synthesize('Hello, I would like to book a table for four people tonight.', 'builtin-ben')).pcm);
+const speech = splitFrames(await spokenSentence());
 
 describe('the voice activity detector', () => {
   const verdicts = async (frames: Int16Array[], options?: { mode?: 0 | 1 | 2 | 3 }) => {

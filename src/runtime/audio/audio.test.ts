@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import alawmulaw from 'alawmulaw';
-import { createBuiltinTts } from '../../providers/tts/builtin.ts';
 import { FRAME_SAMPLES, SAMPLE_RATE, splitFrames } from '../../platform/audio/frames.ts';
 import { mulawToPcm16k } from '../../platform/audio/mulaw.ts';
 import { createCallRecorder, mixInto } from './recorder.ts';
 import { createResampler, resamplePcm16 } from '../../platform/audio/resample.ts';
+import { spokenSentence } from './test-helpers.ts';
 import { createVoiceActivityDetector } from './vad.ts';
 
 // The runtime's audio parts on real audio: built-in synthesised speech, tones, silence.
 
-const speech = (await createBuiltinTts().synthesize('Hello, I would like to book a table for four people tonight.', 'builtin-ben')).pcm;
+const speech = await spokenSentence();
 
 function tone(hz: number, rate: number, seconds: number): Int16Array {
   return Int16Array.from({ length: Math.round(rate * seconds) }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * hz * i) / rate)));
