@@ -225,6 +225,10 @@ const FOLDERS = {
     only: ['speaker.ts', 'sentence-stream.ts', 'streaming-recognizer.ts', 'early-transcript.ts', 'turn-detector.ts', 'speech-model-call.ts', 'agent-turn.ts', 'call-agent.ts', 'outcome.ts'],
     // Its fast files only (seconds each, every call on a virtual clock); the transports' files are for planting by hand.
     tests: [
+      'src/runtime/speech-rules.test.ts',
+      'src/runtime/speaker-rules.test.ts',
+      'src/runtime/turn-detector-rules.test.ts',
+      'src/runtime/streaming-recognizer-rules.test.ts',
       'src/runtime/frame-pacer.test.ts',
       'src/runtime/early-transcript.test.ts',
       'src/runtime/streaming-recognizer.test.ts',

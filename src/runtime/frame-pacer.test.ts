@@ -2,48 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FRAME_SAMPLES } from '../platform/audio/frames.ts';
 import { createFramePacer } from './frame-pacer.ts';
-import type { RuntimeClock } from '../ports/clock.ts';
 import type { MediaStream } from '../ports/media.ts';
 import { createSpeaker } from './speaker.ts';
+import { manualClock } from './test-helpers.ts';
 
 // The shared 20 ms beat, on a clock the test moves by hand: every task runs on the same beats, one
 // timer is armed however many tasks there are, and a late beat does not shift the grid.
-
-function manualClock() {
-  let now = 0;
-  let timers: Array<{ at: number; fn: () => void; live: boolean }> = [];
-  const clock: RuntimeClock & { advanceTo(ms: number): void; stallTo(ms: number): void; armed(): number } = {
-    scale: 1,
-    now: () => now,
-    setTimer(fn, ms) {
-      const timer = { at: now + ms, fn, live: true };
-      timers.push(timer);
-      return {
-        cancel: () => {
-          timer.live = false;
-        },
-      };
-    },
-    /** Moves time to `ms`, firing due timers in order (a timer fires at its time, or now if late). */
-    advanceTo(ms) {
-      for (;;) {
-        const due = timers.filter((t) => t.live && t.at <= ms).sort((a, b) => a.at - b.at)[0];
-        if (!due) break;
-        due.live = false;
-        now = Math.max(now, due.at);
-        due.fn();
-      }
-      timers = timers.filter((t) => t.live);
-      now = ms;
-    },
-    /** A blocked event loop: time passes and no timer fires (the next advanceTo fires them late). */
-    stallTo(ms) {
-      now = ms;
-    },
-    armed: () => timers.filter((t) => t.live).length,
-  };
-  return clock;
-}
 
 describe('frame pacer', () => {
   it('runs every task on one shared beat with one timer, and stops when no task is left', () => {

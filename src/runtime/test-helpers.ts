@@ -1,0 +1,41 @@
+import type { RuntimeClock } from '../ports/clock.ts';
+
+/**
+ * A clock the test moves by hand (`scale` real ms per clock ms, 1 unless given): `advanceTo` fires
+ * due timers in order, `stallTo` is a blocked event loop, `armed` counts the live timers.
+ */
+export function manualClock(scale = 1) {
+  let now = 0;
+  let timers: Array<{ at: number; fn: () => void; live: boolean }> = [];
+  const clock: RuntimeClock & { advanceTo(ms: number): void; stallTo(ms: number): void; armed(): number } = {
+    scale,
+    now: () => now,
+    setTimer(fn, ms) {
+      const timer = { at: now + ms, fn, live: true };
+      timers.push(timer);
+      return {
+        cancel: () => {
+          timer.live = false;
+        },
+      };
+    },
+    /** Moves time to `ms`, firing due timers in order (a timer fires at its time, or now if late). */
+    advanceTo(ms) {
+      for (;;) {
+        const due = timers.filter((t) => t.live && t.at <= ms).sort((a, b) => a.at - b.at)[0];
+        if (!due) break;
+        due.live = false;
+        now = Math.max(now, due.at);
+        due.fn();
+      }
+      timers = timers.filter((t) => t.live);
+      now = ms;
+    },
+    /** A blocked event loop: time passes and no timer fires (the next advanceTo fires them late). */
+    stallTo(ms) {
+      now = ms;
+    },
+    armed: () => timers.filter((t) => t.live).length,
+  };
+  return clock;
+}
