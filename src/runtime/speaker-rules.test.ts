@@ -158,6 +158,14 @@ describe('the lead', () => {
 
 describe('idle and clear', () => {
   const settle = () => new Promise((resolve) => setImmediate(resolve));
+  /** A speaker on a transport with a 60 ms lead, `frames` frames queued at 0. */
+  function ledSegment(frames: number) {
+    const clock = manualClock();
+    const speaker = createSpeaker({ clock, stream: transport(clock, { leadMs: 60 }).stream });
+    const segment = speaker.enqueue(`${frames} frames`, new Int16Array(frames * FRAME_SAMPLES));
+    assert.ok(segment);
+    return { clock, speaker, segment };
+  }
 
   it('a speaker with nothing queued is idle at once; one frame plays out on the beat its time ends', async () => {
     const clock = manualClock();
@@ -173,10 +181,7 @@ describe('idle and clear', () => {
   });
 
   it("a clear un-counts a segment's frames handed ahead and not yet due, though it was handed whole beats before", () => {
-    const clock = manualClock();
-    const speaker = createSpeaker({ clock, stream: transport(clock, { leadMs: 60 }).stream });
-    const five = speaker.enqueue('five', new Int16Array(5 * FRAME_SAMPLES));
-    assert.ok(five);
+    const { clock, speaker, segment: five } = ledSegment(5);
     // At 0 the frames due 0 to 60 are handed, at 20 the one due 80: handed whole, its last due at 80.
     clock.advanceTo(45);
     assert.equal(five.played, 5);
@@ -185,10 +190,7 @@ describe('idle and clear', () => {
   });
 
   it('a clear after a stall counts nothing back for frames whose time has passed', () => {
-    const clock = manualClock();
-    const speaker = createSpeaker({ clock, stream: transport(clock, { leadMs: 60 }).stream });
-    const four = speaker.enqueue('four', new Int16Array(4 * FRAME_SAMPLES));
-    assert.ok(four);
+    const { clock, speaker, segment: four } = ledSegment(4);
     clock.advanceTo(45);
     clock.stallTo(100);
     speaker.clear();
