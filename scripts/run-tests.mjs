@@ -37,7 +37,7 @@ const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 const everyFile = [...testFiles('src'), ...testFiles('test').filter((f) => !f.startsWith(path.join('test', 'slow')))];
 // The dashboard's browser files run on PGlite only (TEST_BROWSER_ON_POSTGRES=1 runs them on
 // PostgreSQL too): a page calls the same API routes whose every rule runs on both databases, and
-// the nine files are a fifth of a run's time (docs/testing.md, "Two databases").
+// the eight files are a quarter of a run's summed wall time (docs/testing.md, "Two databases").
 const browserOnce = onPostgres && process.env.TEST_BROWSER_ON_POSTGRES !== '1';
 const isBrowserFile = (f) => f.startsWith(path.join('test', 'dashboard')) && f.endsWith('.browser.test.ts');
 const files = selected.length > 0 ? selected : everyFile.filter((f) => !(browserOnce && isBrowserFile(f)));
