@@ -1,3 +1,4 @@
+import { setTimeout as wallDelay } from 'node:timers/promises';
 import type { RuntimeClock } from '../ports/clock.ts';
 
 /**
@@ -38,4 +39,16 @@ export function manualClock(scale = 1) {
     armed: () => timers.filter((t) => t.live).length,
   };
   return clock;
+}
+
+/**
+ * Whether `work` settles before a wall timer of `wallMs` set just after it: an order of two timers,
+ * which a loaded machine delays alike, not a measured time. The wall timer is canceled after.
+ */
+export async function settlesBeforeWall(work: Promise<unknown>, wallMs: number): Promise<boolean> {
+  const done = new AbortController();
+  const wall = wallDelay(wallMs, false, { signal: done.signal }).catch(() => false);
+  const first = await Promise.race([work.then(() => true), wall]);
+  done.abort();
+  return first;
 }
