@@ -52,3 +52,15 @@ export async function settlesBeforeWall(work: Promise<unknown>, wallMs: number):
   done.abort();
   return first;
 }
+
+/** A 20 ms beat on `clock` (a call's frames) until the returned function is called: while nothing is held it moves virtual time on. */
+export function beating(clock: RuntimeClock): () => void {
+  let on = true;
+  const beat = () => {
+    if (on) clock.setTimer(beat, 20);
+  };
+  beat();
+  return () => {
+    on = false;
+  };
+}

@@ -3,6 +3,7 @@ import { getEventListeners } from 'node:events';
 import { describe, it } from 'node:test';
 import { setTimeout as wallDelay } from 'node:timers/promises';
 import type { DialogueEngine } from '../engine/types.ts';
+import { beating } from './test-helpers.ts';
 import { type SessionPorts, sleep, timedPorts } from './timed-ports.ts';
 import { createVirtualClock } from './virtual-clock.ts';
 
@@ -12,18 +13,6 @@ import { createVirtualClock } from './virtual-clock.ts';
 // answered, before the first audio, before the model's first token), and a barge-in cuts it short.
 
 const max = () => createVirtualClock({ speed: Number.POSITIVE_INFINITY });
-
-/** A 20 ms beat on the clock (a call's frames): while nothing is held it moves time on, so un-held work would cost beats. */
-function beating(clock: ReturnType<typeof max>): () => void {
-  let on = true;
-  const beat = () => {
-    if (on) clock.setTimer(beat, 20);
-  };
-  beat();
-  return () => {
-    on = false;
-  };
-}
 
 function fakePorts(log: string[]): SessionPorts {
   return {

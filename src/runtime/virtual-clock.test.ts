@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as wallDelay } from 'node:timers/promises';
-import { settlesBeforeWall } from './test-helpers.ts';
+import { beating, settlesBeforeWall } from './test-helpers.ts';
 import { sleep } from './timed-ports.ts';
 import { createVirtualClock } from './virtual-clock.ts';
 
@@ -15,18 +15,14 @@ import { createVirtualClock } from './virtual-clock.ts';
 async function timeline(speed: number, workMs: (i: number) => number): Promise<string[]> {
   const clock = createVirtualClock({ speed });
   const log: string[] = [];
-  let beating = true;
-  const beat = () => {
-    if (beating) clock.setTimer(beat, 20);
-  };
-  beat();
+  const stopBeating = beating(clock);
   for (let i = 0; i < 5; i++) {
     await sleep(clock, 300);
     log.push(`turn ${i} at ${clock.now()}`);
     const answer = await clock.hold(wallDelay(workMs(i), `answer ${i}`));
     log.push(`${answer} at ${clock.now()}`);
   }
-  beating = false;
+  stopBeating();
   return log;
 }
 
