@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sameOnBothDatabases } from './same-on-both-databases.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vap-test-'));
@@ -40,7 +41,11 @@ const everyFile = [...testFiles('src'), ...testFiles('test').filter((f) => !f.st
 // the eight files are a quarter of a run's summed wall time (docs/testing.md, "Two databases").
 const browserOnce = onPostgres && process.env.TEST_BROWSER_ON_POSTGRES !== '1';
 const isBrowserFile = (f) => f.startsWith(path.join('test', 'dashboard')) && f.endsWith('.browser.test.ts');
-const files = selected.length > 0 ? selected : everyFile.filter((f) => !(browserOnce && isBrowserFile(f)));
+// A file that never reads TEST_DATABASE_URL runs the same test on both databases: PGlite only
+// (scripts/same-on-both-databases.mjs; TEST_EVERY_FILE_ON_POSTGRES=1 runs them on PostgreSQL too).
+const repeatsOnPostgres = (f) => onPostgres && process.env.TEST_EVERY_FILE_ON_POSTGRES !== '1' && sameOnBothDatabases(root, f);
+const onceOnly = everyFile.filter((f) => (browserOnce && isBrowserFile(f)) || repeatsOnPostgres(f));
+const files = selected.length > 0 ? selected : everyFile.filter((f) => !onceOnly.includes(f));
 const env = {
   ...process.env,
   TEST_PGLITE_TEMPLATE: template,
@@ -49,8 +54,10 @@ const env = {
   NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --no-warnings=ExperimentalWarning --import ${path.join(root, 'scripts', 'file-clock.mjs')}`.trim(),
 };
 
-const leftOut = selected.length > 0 ? 0 : everyFile.length - files.length;
-console.log(`database: ${onPostgres ? 'PostgreSQL (TEST_DATABASE_URL)' : 'PGlite'}; ${files.length} test files${leftOut > 0 ? ` (the ${leftOut} dashboard browser files run on PGlite only)` : ''}`);
+const leftOut = selected.length > 0 ? 0 : onceOnly.length;
+const browserLeftOut = onceOnly.filter(isBrowserFile).length;
+const leftOutSaying = `the ${browserLeftOut} dashboard browser files and ${leftOut - browserLeftOut} files that never read TEST_DATABASE_URL run on PGlite only`;
+console.log(`database: ${onPostgres ? 'PostgreSQL (TEST_DATABASE_URL)' : 'PGlite'}; ${files.length} test files${leftOut > 0 ? ` (${leftOutSaying})` : ''}`);
 if (!reuseTemplate) {
   const prepared = spawnSync(process.execPath, ['--import', 'tsx', 'test/support/prepare-template.ts', template], { cwd: root, env, stdio: 'inherit' });
   if (prepared.status !== 0) process.exit(prepared.status ?? 1);

@@ -36,15 +36,20 @@ async function accessibilityViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.id} (${v.help}) at ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
 }
 
+// A whole page's screenshot waits for a frame that a loaded machine's Chromium may draw late (in CI,
+// at a load of 6 to 8, journeys' 375 px screenshot passed its page's 15 s): a minute of its own, and
+// CSS animations (the loading states' spinners) stopped at their end, so no frame is awaited for them.
+const SCREENSHOT = { fullPage: true, animations: 'disabled', timeout: 60_000 } as const;
+
 export async function checkPage(page: Page, name: string) {
   const violations = await accessibilityViolations(page);
   assert.deepEqual(violations, [], `${name}: accessibility violations`);
   await page.setViewportSize({ width: 375, height: 800 });
   const [scrollWidth, clientWidth] = (await page.evaluate('[document.documentElement.scrollWidth, document.documentElement.clientWidth]')) as [number, number];
   const sticking = (await page.evaluate(OVERFLOW)) as string[];
-  await page.screenshot({ path: artifact(`dashboard-${name}-375.png`), fullPage: true });
+  await page.screenshot({ path: artifact(`dashboard-${name}-375.png`), ...SCREENSHOT });
   await page.setViewportSize({ width: 1280, height: 800 });
-  await page.screenshot({ path: artifact(`dashboard-${name}-1280.png`), fullPage: true });
+  await page.screenshot({ path: artifact(`dashboard-${name}-1280.png`), ...SCREENSHOT });
   assert.ok(scrollWidth <= clientWidth && sticking.length === 0, `${name}: ${scrollWidth} px wide at 375 px; sticking out: ${sticking.join(', ')}`);
   assert.deepEqual(await keyboardProblems(page, name), [], `${name}: keyboard`);
 }
