@@ -127,6 +127,7 @@ describe('campaigns: uploads', () => {
     const contacts = (await t.request({ method: 'GET', url: `/v1/campaigns/${campaign.id}/contacts`, ...as(user) })).json().data;
     assert.equal(contacts[0].variables.note, 'likes commas, a lot');
     assert.equal(contacts[1].variables.note, 'multi\nline note');
+    assert.deepEqual(contacts.map((c: { row: number }) => c.row), [2, 3, 5], 'each row is the line it starts on, the multi-line one too');
     assert.equal(contacts[2].phone, '+15550100403');
     const again = await uploadCsv(t, user, campaign.id, 'to;first_name\n+15550100401;Ada\n+15550100499;Zoe\n');
     assert.deepEqual(again, { accepted: 1, rejected: [], duplicates: 1, skipped_dnc: 0 });

@@ -88,11 +88,11 @@ describe('parseContactsCsv: the header', () => {
     assert.deepEqual(result.contacts[0].variables, { name: 'Ann' });
   });
 
-  it('the header is the first line that is not blank; rows keep their line numbers in the file', async () => {
+  it('the header is the first line that is not blank; rows keep the line numbers they start on in the file', async () => {
     const result = await accepted(`\n , ,\n\nphone,name\n\n${P1},Ann\n ,\n${P2},"two\nlines"\n`);
     assert.deepEqual(result.contacts, [
       { row: 6, phone: P1, variables: { name: 'Ann' }, timezone: null },
-      { row: 9, phone: P2, variables: { name: 'two\nlines' }, timezone: null },
+      { row: 8, phone: P2, variables: { name: 'two\nlines' }, timezone: null },
     ]);
   });
 
@@ -134,30 +134,35 @@ describe('parseContactsCsv: delimiters, BOM, quoting', () => {
     assert.deepEqual(result.variableNames, ['name']);
   });
 
-  it('rejects a malformed record with the parser message and its line, and reads on', async () => {
-    const result = await accepted(`phone,name\n${P1},a"b\n${P2},Bob\n`);
-    assert.deepEqual(result.rejected, [{ row: 2, reason: 'malformed CSV: Invalid Opening Quote: a quote is found on field 1 at line 2, value is "a"' }]);
-    assert.deepEqual(result.contacts, [{ row: 3, phone: P2, variables: { name: 'Bob' }, timezone: null }]);
-  });
-
-  it('cuts a malformed-record reason at 300 characters', async () => {
-    const result = await accepted(`phone,name\n${P1},${'q'.repeat(400)}"b\n`);
-    const reason = `malformed CSV: Invalid Opening Quote: a quote is found on field 1 at line 2, value is "${'q'.repeat(400)}"`.slice(0, 300);
-    assert.equal(reason.length, 300);
-    assert.deepEqual(result.rejected, [{ row: 2, reason }]);
-  });
-
-  it('an unclosed quote at the end is a malformed record', async () => {
-    const result = await accepted(`phone,name\n${P1},Ann\n${P2},"open\n`);
-    assert.deepEqual(result.rejected, [{ row: 3, reason: 'malformed CSV: Quote Not Closed: the parsing is finished with an opening quote at line 3' }]);
-  });
-
-  it('lists the rejected rows in line order, malformed ones among the others', async () => {
-    const result = await accepted(`phone,name\n,a\n${P1},a"b\nnope,c\n${P2},d"e\n`);
+  it('reads a stray quote as it stands, and every row after it: none is swallowed', async () => {
+    const result = await accepted(`phone,name\n${P1},"Ann" Jr\n${P2},5'10"\n${P3},a"b\n+15555550104,Dan\n`);
+    assert.deepEqual(result.rejected, []);
     assert.deepEqual(
-      result.rejected.map((r) => r.row),
-      [2, 3, 4, 5],
+      result.contacts.map((c) => [c.row, c.variables.name]),
+      [
+        [2, '"Ann" Jr'],
+        [3, `5'10"`],
+        [4, 'a"b'],
+        [5, 'Dan'],
+      ],
     );
+  });
+
+  it('an unclosed quote is a malformed record at the line it opens on: the last rejected row', async () => {
+    const result = await accepted(`phone,name\n${P1},Ann\n\n${P2},"open\n${P3},Cy\n`);
+    assert.deepEqual(result.contacts.map((c) => c.row), [2]);
+    assert.deepEqual(result.rejected, [{ row: 4, reason: 'malformed CSV: a quoted cell is never closed (the rest of the file would be its value)' }]);
+    const after = await accepted(`phone,name\nnope,a\n${P1},"open\n`);
+    assert.deepEqual(after.rejected.map((r) => r.row), [2, 3]);
+  });
+
+  it('numbers a record by the line it starts on: quoted line breaks of LF, CRLF or CR, blank lines, a BOM', async () => {
+    for (const end of ['\n', '\r\n', '\r']) {
+      const text = `\uFEFFphone,name${end}${P1},"one${end}two${end}three"${end}${end}nope,"x${end}y"${end}${P2},Bob${end}`;
+      const result = await accepted(text);
+      assert.deepEqual(result.contacts.map((c) => [c.row, c.variables.name]), [[2, `one${end}two${end}three`], [8, 'Bob']], JSON.stringify(end));
+      assert.deepEqual(result.rejected, [{ row: 6, reason: 'not a possible phone number: nope' }], JSON.stringify(end));
+    }
   });
 });
 
