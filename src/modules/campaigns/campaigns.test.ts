@@ -79,6 +79,10 @@ describe('campaigns: CRUD and state machine', () => {
     assert.equal((await action(t, user, campaign.id, 'start', 409)).code, 'invalid_state');
     const patched = await t.request({ method: 'PATCH', url: `/v1/campaigns/${campaign.id}`, ...as(user), payload: { name: 'again' } });
     assert.equal(patched.statusCode, 409);
+    // A bad body is 422 whatever the state (docs/decisions.md, Campaigns).
+    const bad = await t.request({ method: 'PATCH', url: `/v1/campaigns/${campaign.id}`, ...as(user), payload: { calling_window: { days: ['mon'], start: '09:00', end: '09:00', timezone: 'UTC' } } });
+    assert.equal(bad.statusCode, 422, bad.body);
+    assert.equal(bad.json().errors[0].path, 'calling_window.end');
   });
 
   it('start with an empty wallet is 402', async () => {
