@@ -49,6 +49,8 @@ describe('lostCallDurationMs: what a lost call is billed', () => {
     assert.equal(lostCallDurationMs(sandbox(1234), 600, 1.5), 1851, 'rounded');
     assert.equal(lostCallDurationMs(sandbox(1500), 60, Number.POSITIVE_INFINITY), 60_000, 'max speed: the limit');
     assert.equal(lostCallDurationMs(sandbox(1500), null, Number.POSITIVE_INFINITY), 1500, 'max speed and no agent: the wall time');
+    assert.equal(lostCallDurationMs(sandbox(1500), null, 20), 30_000, 'no agent (deleted): still its own clock, uncapped');
+    assert.equal(lostCallDurationMs(sandbox(0), null, 20), 0);
     assert.equal(lostCallDurationMs(sandbox(null), 60, 20), 0);
     assert.equal(lostCallDurationMs(sandbox(0), 60, Number.POSITIVE_INFINITY), 0);
   });

@@ -77,8 +77,8 @@ export function createCallOwnership(deps: OwnershipDeps) {
 /**
  * What a call whose process died is billed: its length on its own clock at the last renewal
  * (`live_elapsed_ms`). A call lost before any renewal wrote it: the wall time from the answer to
- * the last renewal, which for a sandbox call is at most SANDBOX_SPEED times that (unbounded at
- * `max`), never past the agent's limit.
+ * the last renewal, which for a sandbox call is SANDBOX_SPEED times that, never past the agent's
+ * limit (a deleted agent's call has none).
  */
 export function lostCallDurationMs(row: CallRow, maxDurationSeconds: number | null, sandboxSpeed: number): number {
   const limitMs = maxDurationSeconds === null ? Number.POSITIVE_INFINITY : maxDurationSeconds * 1000;
@@ -87,5 +87,8 @@ export function lostCallDurationMs(row: CallRow, maxDurationSeconds: number | nu
   const renewed = row.last_renewed_at ? new Date(row.last_renewed_at).getTime() : null;
   const wallMs = answered !== null && renewed !== null ? Math.max(0, renewed - answered) : 0;
   if (row.provider !== 'sandbox') return wallMs;
-  return Math.round(wallMs === 0 ? 0 : Math.min(wallMs * sandboxSpeed, Number.isFinite(limitMs) ? limitMs : wallMs));
+  // At `max` speed with no agent left to limit it the call's own length is unknowable: the wall time
+  // (0 × ∞ is NaN: a call lost at its answer is 0 either way).
+  const scaled = Math.min(wallMs * sandboxSpeed, limitMs);
+  return Math.round(Number.isFinite(scaled) ? scaled : wallMs);
 }
