@@ -108,14 +108,14 @@ describe('receiveSandboxCall', () => {
     await log.answered.at(-1)?.media.hangup();
   });
 
-  it('a number whose agent was deleted still rings and goes to the runner (which ends it: agent_missing), not on real time', async () => {
+  it('refuses a number whose agent was deleted as an unassigned one (422 on to): no call rung, none handed on', async () => {
     const ws = await numbered(true);
     await db.updateTable('agents').set({ deleted_at: clock.now() }).where('id', '=', ws.agentId).execute();
-    const row = await service.receiveSandboxCall(ws.workspaceId, { to: ws.number, from: '+15550100902' } as never);
-    assert.equal(row.status, 'ringing');
-    assert.deepEqual(log.answered.at(-1)?.row, row);
-    assert.equal(log.inbound.at(-1)?.realTime, false);
-    await log.answered.at(-1)?.media.hangup();
+    const [inbound, answered] = [log.inbound.length, log.answered.length];
+    const refused = await refusal(service.receiveSandboxCall(ws.workspaceId, { to: ws.number, from: '+15550100902' } as never));
+    assert.deepEqual(refused.errors, [{ path: 'to', message: 'the number is not assigned to an agent' }]);
+    assert.deepEqual([log.inbound.length, log.answered.length], [inbound, answered]);
+    assert.equal((await db.selectFrom('calls').select('id').where('workspace_id', '=', ws.workspaceId).execute()).length, 0);
   });
 
   it('refuses a number of another workspace, an unknown one, one with no agent (422 on to)', async () => {

@@ -5,9 +5,18 @@ import type { PhoneNumbersTable } from './tables.ts';
 
 export type PhoneNumberRow = Selectable<PhoneNumbersTable>;
 
-/** The owner of a number (E.164) and the agent it is assigned to: inbound calls find their agent by it. */
+/**
+ * The owner of a number (E.164) and the agent it is assigned to: inbound calls find their agent by
+ * it. A deleted agent's number keeps its `agent_id` (agents are soft-deleted) but answers none here,
+ * so a call to it is refused as to an unassigned number, not rung and then failed.
+ */
 export async function findAssignedNumber(db: Executor, number: string) {
-  return db.selectFrom('phone_numbers').select(['workspace_id', 'agent_id', 'number']).where('number', '=', number).executeTakeFirst();
+  return db
+    .selectFrom('phone_numbers')
+    .leftJoin('agents', (join) => join.onRef('agents.id', '=', 'phone_numbers.agent_id').on('agents.deleted_at', 'is', null))
+    .select(['phone_numbers.workspace_id', 'agents.id as agent_id', 'phone_numbers.number'])
+    .where('phone_numbers.number', '=', number)
+    .executeTakeFirst();
 }
 
 export function createPhoneNumbersRepo() {

@@ -311,6 +311,23 @@ describe('Twilio requests are verified', () => {
     assert.deepEqual([read.status, read.end_reason], ['canceled', 'customer_hangup']);
   });
 
+  it("a call to a number whose agent was deleted is told it is not in service and hung up: no call created", async () => {
+    const user = await signUp(t);
+    const agent = await createCallAgent(t, user);
+    const { number } = await buyNumber(user, agent.id);
+    assert.equal((await t.request({ method: 'DELETE', url: `/v1/agents/${agent.id}`, ...as(user) })).statusCode, 204);
+    const params = { CallSid: `CA${'0e'.repeat(16)}`, AccountSid: ACCOUNT_SID, From: '+14155550112', To: number, CallStatus: 'ringing', Direction: 'inbound' };
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/telephony/twilio/voice',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(AUTH_TOKEN, voiceUrl, params) },
+      payload: form(params),
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.match(res.body, /<Say>The number you have called is not in service\.<\/Say><Hangup\/>/);
+    assert.equal((await t.request({ method: 'GET', url: '/v1/calls', ...as(user) })).json().data.length, 0);
+  });
+
   it('hostile forms are refused with problem+json before anything is read: NUL, oversize, wrong type', async () => {
     const post = (payload: string, type = 'application/x-www-form-urlencoded') =>
       t.app.inject({ method: 'POST', url: '/v1/telephony/twilio/voice', headers: { 'content-type': type, 'x-twilio-signature': 'x' }, payload });
