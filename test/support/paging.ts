@@ -6,15 +6,15 @@ type IdPage = { data: { id: string }[]; has_more: boolean; next_cursor: string |
 /**
  * Reads a list page after page, each from the previous one's cursor (`null` for the first), and
  * answers each page's ids, stopping after `maxPages` should a cursor never end. Checks that a page
- * has more exactly when it gives a cursor.
+ * has more exactly when it gives a cursor (a failure names the page by `label`, the URL over HTTP).
  */
-export async function idsOfPages(readPage: (cursor: string | null) => Promise<IdPage>, maxPages = 10): Promise<string[][]> {
+export async function idsOfPages(readPage: (cursor: string | null) => Promise<IdPage>, maxPages = 10, label = 'page'): Promise<string[][]> {
   const pages: string[][] = [];
   let cursor: string | null = null;
   do {
     const page = await readPage(cursor);
     pages.push(page.data.map((item) => item.id));
-    assert.equal(page.has_more, page.next_cursor !== null, `page ${pages.length}`);
+    assert.equal(page.has_more, page.next_cursor !== null, `${label} ${pages.length}: has_more ${page.has_more}, next_cursor ${page.next_cursor}`);
     cursor = page.next_cursor;
   } while (cursor && pages.length < maxPages);
   return pages;
@@ -25,5 +25,5 @@ export function idsByPage(app: TestApp, auth: { token?: string; workspaceId?: st
   return idsOfPages(async (cursor) => {
     const pageUrl = `${url}${url.includes('?') ? '&' : '?'}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`;
     return (await app.request({ method: 'GET', url: pageUrl, ...auth })).json();
-  }, maxPages);
+  }, maxPages, `GET ${url} page`);
 }
