@@ -17,7 +17,7 @@ export async function seedWorkspace(db: Executor, balanceMicros = 1_000_000_000)
   const workspaceId = await insertWorkspace(db, T0);
   const agentId = newId('agent');
   await sql`insert into agents (id, workspace_id, name, prompt, language, voice, llm, max_duration_seconds, voicemail, webhook_secret, created_at, updated_at)
-    values (${agentId}, ${workspaceId}, 'Agent', 'Be brief.', 'en', 'alloy', '{}'::jsonb, 60, '{}'::jsonb, 'secret', ${T0}, ${T0})`.execute(db);
+    values (${agentId}, ${workspaceId}, 'Agent', 'Be brief.', 'en', 'builtin-ava', '{"provider":"builtin","model":"builtin","temperature":0.7}'::jsonb, 60, '{}'::jsonb, 'secret', ${T0}, ${T0})`.execute(db);
   await sql`insert into wallets (workspace_id, balance_micros, created_at, updated_at) values (${workspaceId}, ${balanceMicros}, ${T0}, ${T0})
     on conflict (workspace_id) do update set balance_micros = excluded.balance_micros`.execute(db);
   return { workspaceId, agentId };
