@@ -70,9 +70,9 @@ describe('a turn of streaming recognition', { timeout: 20_000 }, () => {
     assert.equal(await late, 'late words', 'a final within the grace answers at once');
   });
 
-  it('answers at once with words already final; once the session closed, after the grace at most, and then at once', async () => {
+  it('answers at once with words already final; a turn waiting when the session closes, at once, and every turn after it', async () => {
     const { port, emit } = session();
-    const recognition = createStreamingRecognizer(port, { timeoutMs: 60_000, graceMs: 50 });
+    const recognition = createStreamingRecognizer(port, { timeoutMs: 60_000, graceMs: 60_000 });
     emit({ type: 'final', itemId: 'a', text: 'ready' });
     emit({ type: 'final', itemId: 'b', text: '' });
     emit({ type: 'final', itemId: 'c', text: ' now ' });
@@ -81,6 +81,7 @@ describe('a turn of streaming recognition', { timeout: 20_000 }, () => {
     const turn = transcribe(recognition.stt);
     assert.equal(await settledSoon(turn), false);
     emit({ type: 'closed', reason: 'gone' });
+    assert.equal(await settledSoon(turn), true, 'closed mid-turn: no grace waited out');
     assert.equal(await turn, '');
     const after = transcribe(recognition.stt);
     assert.equal(await settledSoon(after), true, 'closed before the turn: no grace');

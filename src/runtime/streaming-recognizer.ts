@@ -49,9 +49,10 @@ export function createStreamingRecognizer(session: StreamingRecognitionSession, 
   const settled = () => closed || (started === stopped && finals >= stopped);
 
   async function transcribe(_audio: Int16Array, transcribeOptions: { language: string; signal?: AbortSignal }): Promise<string> {
-    // Nothing transcribed yet: the recogniser may not have reported the turn's words yet.
-    let graceOver = texts.length > 0 || closed;
-    const ready = () => settled() && (graceOver || texts.length > 0);
+    // Nothing transcribed yet: the recogniser may not have reported the turn's words yet (a closed
+    // session will report nothing more, also when it closes while the turn waits).
+    let graceOver = texts.length > 0;
+    const ready = () => closed || (settled() && (graceOver || texts.length > 0));
     if (!ready()) {
       await new Promise<void>((resolve, reject) => {
         const grace = setTimeout(() => {
