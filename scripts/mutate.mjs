@@ -301,7 +301,9 @@ const summary = [];
 try {
   for (const name of names) {
     const { dir, only } = FOLDERS[name];
-    const given = FOLDERS[name].tests;
+    // MUTATE_TESTS (comma-separated files) runs a part against those files instead of its list:
+    // the few files that reach the code under study, where the list's HTTP files take minutes each.
+    const given = process.env.MUTATE_TESTS ? process.env.MUTATE_TESTS.split(',').filter(Boolean) : FOLDERS[name].tests;
     const tests = dir.startsWith('src/modules/') && !given.includes(OPENAPI_DRIFT) ? [...given, OPENAPI_DRIFT] : given;
     const report = name.replace('/', '-');
     console.log(`\n=== mutate ${name}: ${dir} (${tests.length} test files)`);
