@@ -251,6 +251,14 @@ describe('Twilio calls', () => {
 describe('Twilio requests are verified', () => {
   const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
   const voiceUrl = `${PUBLIC_BASE_URL}/v1/telephony/twilio/voice`;
+  /** A form POST to `path` signed with the account's token, as Twilio sends it. */
+  const signedPost = (path: string, params: Record<string, string>) =>
+    t.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(AUTH_TOKEN, `${PUBLIC_BASE_URL}${path}`, params) },
+      payload: form(params),
+    });
 
   it('a forged or missing X-Twilio-Signature is 403 and creates nothing; the right one is answered with a stream', async () => {
     const user = await signUp(t);
@@ -286,25 +294,14 @@ describe('Twilio requests are verified', () => {
     assert.equal(status.statusCode, 403);
     assert.equal(await count(), before, 'no call was created');
 
-    const signed = await t.app.inject({
-      method: 'POST',
-      url: '/v1/telephony/twilio/voice',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(AUTH_TOKEN, voiceUrl, params) },
-      payload: form(params),
-    });
+    const signed = await signedPost('/v1/telephony/twilio/voice', params);
     assert.equal(signed.statusCode, 200, signed.body);
     assert.match(String(signed.headers['content-type']), /^text\/xml/);
     assert.match(signed.body, /<Connect><Stream url="wss:\/\/voice\.example\.test\/v1\/telephony\/twilio\/stream"><Parameter name="call_id" value="call_[^"]+"\/><Parameter name="token" value="[^"]+"\/><\/Stream><\/Connect>/);
     assert.equal(await count(), before + 1);
     // The caller hangs up before the stream connects: the status callback settles the call.
     const hungUp = { CallSid: params.CallSid, AccountSid: ACCOUNT_SID, CallStatus: 'completed' };
-    const statusUrl = `${PUBLIC_BASE_URL}/v1/telephony/twilio/status`;
-    const settled = await t.app.inject({
-      method: 'POST',
-      url: '/v1/telephony/twilio/status',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(AUTH_TOKEN, statusUrl, hungUp) },
-      payload: form(hungUp),
-    });
+    const settled = await signedPost('/v1/telephony/twilio/status', hungUp);
     assert.equal(settled.statusCode, 204, settled.body);
     const call = await latestCall(user);
     const read = (await t.request({ method: 'GET', url: `/v1/calls/${call.id}`, ...as(user) })).json();
@@ -317,12 +314,7 @@ describe('Twilio requests are verified', () => {
     const { number } = await buyNumber(user, agent.id);
     assert.equal((await t.request({ method: 'DELETE', url: `/v1/agents/${agent.id}`, ...as(user) })).statusCode, 204);
     const params = { CallSid: `CA${'0e'.repeat(16)}`, AccountSid: ACCOUNT_SID, From: '+14155550112', To: number, CallStatus: 'ringing', Direction: 'inbound' };
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/v1/telephony/twilio/voice',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(AUTH_TOKEN, voiceUrl, params) },
-      payload: form(params),
-    });
+    const res = await signedPost('/v1/telephony/twilio/voice', params);
     assert.equal(res.statusCode, 200, res.body);
     assert.match(res.body, /<Say>The number you have called is not in service\.<\/Say><Hangup\/>/);
     assert.equal((await t.request({ method: 'GET', url: '/v1/calls', ...as(user) })).json().data.length, 0);

@@ -135,19 +135,24 @@ function shellRig(options: RigOptions = {}) {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
+/** `send` once: recorded and staged as expected; then the call ends, and `send` again reaches neither. */
+function deliveredUntilTheEnd(rig: ReturnType<typeof shellRig>, send: () => void, recorded: [string, number, number], staged: [string, number, number]) {
+  send();
+  assert.deepEqual(rig.log.recorded, [recorded]);
+  assert.deepEqual(rig.log.stageFrames, [staged]);
+  rig.pipeline.end('api_hangup');
+  send();
+  assert.equal(rig.log.recorded.length, 1, 'nothing after the end');
+  assert.equal(rig.log.stageFrames.length, 1);
+}
+
 describe('the call shell: what the transport brings', () => {
   it("records each caller frame at the call's millisecond and hands it to the stages, until the call ends", async () => {
     const rig = shellRig({ answeredAt: 1000 });
     const outcome = rig.pipeline.run();
     assert.equal(rig.shell.codec, 'pcm16');
     rig.clock.advanceTo(1040);
-    rig.listeners.frame?.(new Int16Array(320));
-    assert.deepEqual(rig.log.recorded, [['caller', 40, 320]]);
-    assert.deepEqual(rig.log.stageFrames, [['frame', 1040, 320]]);
-    rig.pipeline.end('api_hangup');
-    rig.listeners.frame?.(new Int16Array(320));
-    assert.equal(rig.log.recorded.length, 1, 'nothing after the end');
-    assert.equal(rig.log.stageFrames.length, 1);
+    deliveredUntilTheEnd(rig, () => rig.listeners.frame?.(new Int16Array(320)), ['caller', 40, 320], ['frame', 1040, 320]);
     assert.deepEqual([(await outcome).status, (await outcome).endReason, (await outcome).durationMs], ['completed', 'api_hangup', 40]);
   });
 
@@ -157,13 +162,7 @@ describe('the call shell: what the transport brings', () => {
     assert.equal(rig.shell.codec, 'mulaw');
     rig.clock.advanceTo(60);
     assert.equal(rig.listeners.frame, undefined, 'no PCM listener');
-    rig.listeners.mulaw?.(new Uint8Array(160));
-    assert.deepEqual(rig.log.recorded, [['callerMulaw', 60, 160]]);
-    assert.deepEqual(rig.log.stageFrames, [['mulaw', 60, 160]]);
-    rig.pipeline.end('api_hangup');
-    rig.listeners.mulaw?.(new Uint8Array(160));
-    assert.equal(rig.log.recorded.length, 1, 'nothing after the end');
-    assert.equal(rig.log.stageFrames.length, 1);
+    deliveredUntilTheEnd(rig, () => rig.listeners.mulaw?.(new Uint8Array(160)), ['callerMulaw', 60, 160], ['mulaw', 60, 160]);
     for (const [mulaw, codec] of [
       [true, 'pcm16'],
       [false, 'mulaw'],
