@@ -10,8 +10,15 @@ export const NOTHING_HEARD: Heard = { stt_ms: 0, stt_wait_ms: 0 };
 
 export type After = { kind: 'end'; reason: 'caller_goodbye' | 'agent_end_call' } | { kind: 'transfer'; to: string; reason: string } | { kind: 'voicemail' };
 
-export interface AgentTurn {
+/** A sentence of the turn and the speaker's segments of its audio (a streaming voice gives it in several pieces). */
+export interface SpokenSentence {
+  text: string;
   segments: SpokenSegment[];
+}
+
+export interface AgentTurn {
+  /** The sentences whose audio has started to be queued, in order. */
+  sentences: SpokenSentence[];
   controller: AbortController;
   /** Clock time the caller's turn ended (null for turns that answer nobody: greeting, prompts). */
   turnEndAt: number | null;
@@ -30,7 +37,7 @@ export interface AgentTurn {
 /** A new turn; `turnEndAt` null for turns that answer nobody (greeting, prompts). */
 export function newAgentTurn(turnEndAt: number | null, heard: Heard, trace: TurnTrace): AgentTurn {
   return {
-    segments: [],
+    sentences: [],
     controller: new AbortController(),
     turnEndAt,
     firstFrameAt: null,

@@ -78,7 +78,7 @@ describe('newAgentTurn', () => {
     const answer = newAgentTurn(1200, { stt_ms: 80, stt_wait_ms: 10 }, trace);
     assert.deepEqual(answer.timings, { stt_ms: 80, stt_wait_ms: 10, llm_first_token_ms: 0, tts_first_audio_ms: 0 });
     assert.deepEqual([answer.turnEndAt, answer.firstFrameAt, answer.after, answer.generated, answer.synthesizing], [1200, null, null, false, false]);
-    assert.deepEqual([answer.segments, answer.pending], [[], []]);
+    assert.deepEqual([answer.sentences, answer.pending], [[], []]);
     const greeting = newAgentTurn(null, NOTHING_HEARD, trace);
     assert.equal(greeting.timings, null);
     assert.deepEqual(NOTHING_HEARD, { stt_ms: 0, stt_wait_ms: 0 });

@@ -1,5 +1,6 @@
 import type { TextToSpeech } from '../../ports/tts.ts';
-import { type After, type AgentTurn, type Heard, NOTHING_HEARD, newAgentTurn } from '../agent-turn.ts';
+import { type After, type AgentTurn, type Heard, NOTHING_HEARD, newAgentTurn, type SpokenSentence } from '../agent-turn.ts';
+import type { SpokenSegment } from '../speaker.ts';
 import type { TranscriptEntry } from '../outcome.ts';
 import { playedWords, splitSentences } from '../sentence-stream.ts';
 import type { TurnTrace } from '../tracing.ts';
@@ -45,12 +46,13 @@ async function synthesizePending(shell: CallShell, tts: TextToSpeech, current: A
     while (current.pending.length > 0 && live()) {
       const sentence = current.pending.shift() as string;
       const askedAt = shell.clock.now();
+      const spoken: SpokenSentence = { text: sentence, segments: [] };
       for await (const pcm of tts.synthesize(sentence, shell.agent.voice, { signal: current.controller.signal })) {
         if (!live()) return;
         firstAudio(shell, current, askedAt);
         const segment = shell.speaker.enqueue(sentence, pcm);
         if (!segment) return shell.overflow('the agent reply exceeded the audio bound');
-        current.segments.push(segment);
+        if (spoken.segments.push(segment) === 1) current.sentences.push(spoken);
       }
     }
   } catch (error) {
@@ -60,10 +62,12 @@ async function synthesizePending(shell: CallShell, tts: TextToSpeech, current: A
   }
 }
 
-/** The words of the turn the caller heard before cutting it. */
+const sum = (segments: SpokenSegment[], count: (segment: SpokenSegment) => number) => segments.reduce((total, segment) => total + count(segment), 0);
+
+/** The words of the turn the caller heard before cutting it: of each sentence, the share of its audio played. */
 const heardWords = (current: AgentTurn) =>
-  current.segments
-    .map((s) => playedWords(s.text, s.played, s.frames))
+  current.sentences
+    .map((s) => playedWords(s.text, sum(s.segments, (segment) => segment.played), sum(s.segments, (segment) => segment.frames)))
     .filter(Boolean)
     .join(' ')
     .trim();
@@ -90,7 +94,7 @@ export function speechStage(shell: CallShell, deps: SpeechStageDeps) {
     if (turn !== current || shell.ended) return;
     turn = null;
     current.trace.end(clock.now(), current.turnEndAt !== null && current.firstFrameAt !== null ? { latency_ms: Math.round(current.firstFrameAt - current.turnEndAt) } : undefined);
-    const text = current.segments.map((s) => s.text).join(' ').trim();
+    const text = current.sentences.map((s) => s.text).join(' ').trim();
     if (text) {
       shell.record(agentEntry(shell, current, text, current.firstFrameAt ?? clock.now()));
       shell.media.stream.mark(`agent-turn-${shell.transcript.length}`);
