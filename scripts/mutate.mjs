@@ -250,12 +250,18 @@ const FOLDERS = {
     part: true,
   },
   // The cascade call and its pipeline (the shell, the stages): the call's rules. Its fast files
-  // only (1-5 s each): `speech-model-call.test` and `interim-barge-in.test` (11-13 s each, on every
-  // survivor) are run by hand against the survivors instead.
+  // only (1-5 s each), the stages' rule files first (session 27, under a second each):
+  // `speech-model-call.test` and `interim-barge-in.test` (11-13 s each, on every survivor) are run
+  // by hand against the survivors instead (scripts/replant-survivors.mjs).
   'runtime/call-session': {
     dir: 'src/runtime',
     only: ['call-session.ts', 'pipeline/*.ts'],
     tests: [
+      'src/runtime/pipeline/call-shell-rules.test.ts',
+      'src/runtime/pipeline/speech-stage-rules.test.ts',
+      'src/runtime/pipeline/engine-response-rules.test.ts',
+      'src/runtime/pipeline/recognition-rules.test.ts',
+      'src/runtime/pipeline/model-rules.test.ts',
       'src/runtime/call-session-rules.test.ts',
       'src/runtime/call-session.test.ts',
       'src/runtime/early-transcript.test.ts',
