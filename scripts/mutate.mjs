@@ -262,6 +262,7 @@ const FOLDERS = {
       'src/runtime/pipeline/engine-response-rules.test.ts',
       'src/runtime/pipeline/recognition-rules.test.ts',
       'src/runtime/pipeline/model-rules.test.ts',
+      'src/runtime/pipeline/model-stages-rules.test.ts',
       'src/runtime/call-session-start-rules.test.ts',
       'src/runtime/call-session-rules.test.ts',
       'src/runtime/call-session.test.ts',

@@ -1,16 +1,17 @@
 #!/usr/bin/env node
 // Plants the mutants a Stryker run left alive again, one at a time, in the working tree, and runs
 // the given test files against each: how a survivor is checked against a new test, or against a
-// file too slow for the Stryker run's own list (docs/testing.md, "Mutation testing").
+// file too slow for the Stryker run's own list (docs/testing.md, "Mutation testing"). The files run
+// as `node --import tsx --test` runs them (no run-tests.mjs around them: a second less a mutant).
 //
 //   node scripts/replant-survivors.mjs runtime/call-session [--ids 12,40] [--file pipeline/speech.ts] -- TEST_FILE…
 //
 // Reads reports/mutation/<part>.json (the part's name with `/` as `-`), takes its Survived and
 // NoCoverage mutants (or the ids given), and for each writes the mutant into its source file, runs
-// `node scripts/run-tests.mjs TEST_FILE…` (TEST_PGLITE_TEMPLATE is reused when set), puts the file
-// back, and prints CAUGHT (the tests failed) or ALIVE. A source file that changed since the run is
-// skipped: its mutants' places are no longer known. An interrupted run puts the file back first.
-import { spawnSync } from 'node:child_process';
+// the files (TEST_PGLITE_TEMPLATE is reused when set), puts the file back, and prints CAUGHT (the
+// tests failed or timed out) or ALIVE. A source file that changed since the run is skipped: its
+// mutants' places are no longer known. An interrupted run stops its tests and puts the file back.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -29,7 +30,7 @@ if (!part || tests.length === 0) {
 }
 const ids = option('--ids')?.split(',');
 const onlyFile = option('--file');
-const timeoutMs = Number(process.env.REPLANT_TIMEOUT_MS ?? 180_000);
+const timeoutMs = Number(process.env.REPLANT_TIMEOUT_MS ?? 120_000);
 
 const report = JSON.parse(fs.readFileSync(path.join(root, 'reports', 'mutation', `${part.replace('/', '-')}.json`), 'utf8'));
 
@@ -41,14 +42,29 @@ function offsetOf(text, { line, column }) {
 }
 
 let planted = null;
+let running = null;
 const restore = () => {
   if (planted) fs.writeFileSync(planted.file, planted.text);
   planted = null;
 };
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
+    running?.kill('SIGKILL');
     restore();
     process.exit(130);
+  });
+}
+
+/** Runs the test files; resolves with whether they failed (or ran past the timeout). */
+function testsFail() {
+  return new Promise((resolve) => {
+    running = spawn(process.execPath, ['--import', 'tsx', '--no-warnings=ExperimentalWarning', '--test', '--test-concurrency=2', '--test-reporter=dot', ...tests], { cwd: root, stdio: 'ignore' });
+    const timer = setTimeout(() => running?.kill('SIGKILL'), timeoutMs);
+    running.on('exit', (code) => {
+      clearTimeout(timer);
+      running = null;
+      resolve(code !== 0);
+    });
   });
 }
 
@@ -68,9 +84,8 @@ for (const [name, entry] of Object.entries(report.files)) {
     const end = offsetOf(text, mutant.location.end);
     planted = { file, text };
     fs.writeFileSync(file, text.slice(0, start) + mutant.replacement + text.slice(end));
-    const run = spawnSync(process.execPath, ['scripts/run-tests.mjs', ...tests], { cwd: root, stdio: 'ignore', timeout: timeoutMs });
+    const caught = await testsFail();
     restore();
-    const caught = run.status !== 0;
     counts[caught ? 'caught' : 'alive'] += 1;
     const where = `${name}:${mutant.location.start.line}:${mutant.location.start.column}`;
     console.log(`${caught ? 'CAUGHT' : 'ALIVE '} ${mutant.id} ${where} ${mutant.mutatorName}: ${JSON.stringify(mutant.replacement).slice(0, 120)}`);

@@ -23,6 +23,8 @@ interface RigOptions {
   transferFails?: boolean;
   /** The clock time the call is answered (the pipeline made). */
   answeredAt?: number;
+  /** No recorder (a call not recorded). */
+  unrecorded?: boolean;
 }
 
 function shellRig(options: RigOptions = {}) {
@@ -95,12 +97,14 @@ function shellRig(options: RigOptions = {}) {
         transfer: (to, reason) => void log.observed.transfers.push([to, reason]),
         error: (code, message) => void log.observed.errors.push([code, message]),
       },
-      recorder: {
-        addCaller: (at, frame) => void log.recorded.push(['caller', at, frame.length]),
-        addAgent: (at, frame) => void log.recorded.push(['agent', at, frame.length]),
-        addCallerMulaw: (at, mulaw) => void log.recorded.push(['callerMulaw', at, mulaw.length]),
-        addAgentMulaw: (at, frame) => void log.recorded.push(['agentMulaw', at, frame.length]),
-      },
+      recorder: options.unrecorded
+        ? undefined
+        : {
+            addCaller: (at, frame) => void log.recorded.push(['caller', at, frame.length]),
+            addAgent: (at, frame) => void log.recorded.push(['agent', at, frame.length]),
+            addCallerMulaw: (at, mulaw) => void log.recorded.push(['callerMulaw', at, mulaw.length]),
+            addAgentMulaw: (at, frame) => void log.recorded.push(['agentMulaw', at, frame.length]),
+          },
     },
     (built) => {
       shell = built;
@@ -111,6 +115,8 @@ function shellRig(options: RigOptions = {}) {
             mulaw: (mulaw, at) => void log.stageFrames.push(['mulaw', at, mulaw.length]),
             signal: (s) => void log.signals.push(s),
           },
+          // A stage that takes no audio.
+          {},
         ],
         start: () => void log.starts++,
         say: (text, after) => void log.said.push([text, after]),
@@ -224,6 +230,35 @@ describe('the call shell: what the transport brings', () => {
   });
 });
 
+describe('the call shell: recording', () => {
+  it("records the agent's frames at their call millisecond, PCM or μ-law; an unrecorded call takes audio all the same", async () => {
+    const rig = shellRig({ mulaw: true, codec: 'mulaw', answeredAt: 500 });
+    rig.pipeline.run();
+    rig.clock.advanceTo(700);
+    rig.shell.speaker.enqueue('hello', new Int16Array(320));
+    rig.shell.speaker.enqueue('hello', new Uint8Array(160));
+    rig.clock.advanceTo(800);
+    assert.deepEqual(rig.log.recorded, [
+      ['agent', 200, 320],
+      ['agentMulaw', 220, 160],
+    ]);
+    rig.pipeline.end('api_hangup');
+
+    const bare = shellRig({ unrecorded: true, mulaw: true, codec: 'mulaw' });
+    bare.pipeline.run();
+    bare.listeners.mulaw?.(new Uint8Array(160));
+    bare.shell.speaker.enqueue('hello', new Uint8Array(160));
+    bare.clock.advanceTo(100);
+    assert.deepEqual(bare.log.stageFrames, [['mulaw', 0, 160]]);
+    const pcm = shellRig({ unrecorded: true });
+    pcm.pipeline.run();
+    pcm.listeners.frame?.(new Int16Array(320));
+    pcm.shell.speaker.enqueue('hello', new Int16Array(320));
+    pcm.clock.advanceTo(100);
+    assert.deepEqual(pcm.log.stageFrames, [['frame', 0, 320]]);
+  });
+});
+
 describe('the call shell: time and the end', () => {
   it('ends at max_duration_seconds to the millisecond, hangs up with that reason, and cancels every timer', async () => {
     const rig = shellRig({ agent: { max_duration_seconds: 30 } });
@@ -246,7 +281,9 @@ describe('the call shell: time and the end', () => {
     const rig = shellRig();
     const outcome = rig.pipeline.run();
     rig.clock.advanceTo(500);
+    assert.equal(rig.shell.ended, false);
     rig.pipeline.end('insufficient_balance');
+    assert.equal(rig.shell.ended, true, 'the stages see it ended');
     rig.clock.advanceTo(900);
     rig.pipeline.end('api_hangup');
     rig.shell.finish({ status: 'failed', endReason: 'media_error' });
@@ -401,6 +438,15 @@ describe('the call shell: transfers and machines', () => {
     assert.deepEqual(late.log.said, [['Please call back.', { kind: 'voicemail' }]]);
     late.listeners.answeredBy?.('machine');
     assert.equal(late.log.said.length, 1, 'left once');
+    late.shell.leaveVoicemail();
+    assert.equal(late.log.said.length, 1, 'left once, however asked');
+
+    const awaiting = shellRig({ agent: { voicemail: { action: 'leave_message', message: 'Please call back.' } } });
+    awaiting.pipeline.run();
+    await settle();
+    awaiting.shell.awaitMachineGreeting();
+    awaiting.listeners.answeredBy?.('machine');
+    assert.deepEqual([awaiting.shell.voicemail, awaiting.log.said, awaiting.log.clears], ['pending', [], 0], "a verdict while its greeting is awaited waits for the greeting's end");
   });
 
   it('a machine with voicemail hangup ends the call as voicemail; without a message, the default one is said', async () => {

@@ -23,7 +23,7 @@ type Script = (input: RespondInput, rig: { advance(ms: number): void }) => Promi
 
 function responseRig(script: Script, agent: Partial<CallAgent> = {}) {
   const clock = manualClock();
-  const log = { asked: [] as RespondInput[], errors: [] as Array<[string, string]>, transfers: [] as string[], said: [] as string[] };
+  const log = { asked: [] as RespondInput[], errors: [] as Array<[string, string]>, transfers: [] as string[], told: [] as Array<[string, string]>, said: [] as string[] };
   const stream: MediaStream = { onFrame: () => undefined, onMark: () => undefined, onClose: () => undefined, send: () => true, mark: () => undefined, clear: () => undefined, close: () => undefined };
   const media: CallMedia = { stream, answeredBy: 'human', transfer: async (to) => void log.transfers.push(to), hangup: async () => undefined };
   const tts: TextToSpeech = {
@@ -42,7 +42,7 @@ function responseRig(script: Script, agent: Partial<CallAgent> = {}) {
   let response!: ReturnType<typeof engineResponse>;
   let speech!: ReturnType<typeof speechStage>;
   const pipeline = createCallPipeline(
-    { clock, media, agent: bistroAgent({ max_duration_seconds: 600, ...agent }), observer: { transcript: () => undefined, transfer: () => undefined, error: (code, message) => void log.errors.push([code, message]) } },
+    { clock, media, agent: bistroAgent({ max_duration_seconds: 600, ...agent }), observer: { transcript: () => undefined, transfer: (to, reason) => void log.told.push([to, reason]), error: (code, message) => void log.errors.push([code, message]) } },
     (shell) => {
       speech = speechStage(shell, { tts, traceAgentTurn: () => turnTrace(NO_TRACE, 1, clock.now(), 'agent') });
       response = engineResponse(shell, speech, { engine, workspaceId: 'ws_rules', variables: { name: 'Ann' } });
@@ -73,11 +73,19 @@ describe('the response stage', () => {
       return { reply: 'Sure, Ann. See you then.' };
     });
     rig.pipeline.shell.record({ role: 'agent', text: 'Hello.', start_ms: 0, end_ms: 400 });
+    rig.pipeline.shell.record({ role: 'user', text: 'Hi.', start_ms: 500, end_ms: 600 });
     await rig.answer('A table for two.', 900);
     const [asked] = rig.log.asked;
     assert.deepEqual([asked.workspaceId, asked.userText, asked.variables, asked.agent.name], ['ws_rules', 'A table for two.', { name: 'Ann' }, 'Ada']);
-    assert.deepEqual(asked.history, [{ role: 'agent', text: 'Hello.' }], 'the history without the turn itself');
-    assert.deepEqual(rig.pipeline.shell.transcript[1], { role: 'user', text: 'A table for two.', start_ms: 400, end_ms: 900 });
+    assert.deepEqual(
+      asked.history,
+      [
+        { role: 'agent', text: 'Hello.' },
+        { role: 'user', text: 'Hi.' },
+      ],
+      'the history without the turn itself',
+    );
+    assert.deepEqual(rig.pipeline.shell.transcript[2], { role: 'user', text: 'A table for two.', start_ms: 400, end_ms: 900 });
     await rig.playTo(1000);
     assert.deepEqual(rig.log.said, ['Sure, Ann.', 'See you then.']);
     assert.equal(rig.pipeline.shell.transcript.at(-1)?.text, 'Sure, Ann. See you then.');
@@ -92,8 +100,9 @@ describe('the response stage', () => {
       input.onReplyDelta?.('Two.');
       return {};
     });
+    rig.clock.advanceTo(4000);
     await rig.answer('Hi.', 500);
-    assert.equal(rig.speech().current?.timings?.llm_first_token_ms, 250);
+    assert.equal(rig.speech().current?.timings?.llm_first_token_ms, 250, 'from the question, not from the clock origin');
     const instant = responseRig(async (input) => {
       input.onReplyDelta?.('Now.');
       return {};
@@ -111,7 +120,8 @@ describe('the response stage', () => {
     await rig.answer('Hi.', 500);
     assert.deepEqual(rig.log.errors, [['llm_failed', 'model overloaded']]);
     await rig.playTo(500);
-    assert.equal(rig.log.said.join(' '), REPEAT_PROMPT);
+    assert.equal(rig.log.said.join(' '), "Sorry, I didn't catch that. Could you say it again?");
+    assert.equal(REPEAT_PROMPT, rig.log.said.join(' '));
     rig.pipeline.end('api_hangup');
   });
 
@@ -146,7 +156,8 @@ describe('the response stage', () => {
     it(`the engine's ${action.type} follows the reply: the call ends ${status}`, async () => {
       const rig = responseRig(async (input) => {
         input.onReplyDelta?.('Goodbye.');
-        return { actions: [{ type: 'function_call', name: 'lookup', arguments: {}, result: { error: 'x' } }, action] };
+        // A tool use after it is not what follows.
+        return { actions: [action, { type: 'function_call', name: 'lookup', arguments: {}, result: { error: 'x' } }] };
       });
       await rig.answer('Bye.', 500);
       await rig.playTo(1000);
@@ -154,6 +165,7 @@ describe('the response stage', () => {
       assert.equal(ended.status, status);
       assert.equal(ended.endReason, action.type === 'end_call' ? 'caller_goodbye' : 'transferred');
       assert.deepEqual(rig.log.transfers, action.type === 'transfer_call' ? ['+15550100777'] : []);
+      assert.deepEqual(rig.log.told, action.type === 'transfer_call' ? [['+15550100777', 'wants a human']] : []);
     });
   }
 

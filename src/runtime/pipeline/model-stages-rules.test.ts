@@ -1,0 +1,332 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { bistroAgent } from '../../../test/support/bistro-agent.ts';
+import type { AgentToolbox, DialogueEngine, EngineAction } from '../../engine/types.ts';
+import { FRAME_SAMPLES } from '../../platform/audio/frames.ts';
+import type { MediaStream } from '../../ports/media.ts';
+import type { SpeechModelEvent, SpeechModelSession, SpeechModelSessionOptions } from '../../ports/speech-model.ts';
+import type { CallMedia } from '../../ports/telephony.ts';
+import type { CallAgent } from '../call-agent.ts';
+import { manualClock } from '../test-helpers.ts';
+import { createCallPipeline } from './call-pipeline.ts';
+import { modelStages } from './model-stages.ts';
+
+// The speech-to-speech stages on the real call shell with the speech model and the agent's tools
+// stubbed, on a clock moved by hand (model-stages.test.ts runs them against the fake Realtime
+// server): the session opened with the agent's settings and the runtime's barge-in, the greeting
+// asked word for word, a machine answered with the message, a model that cannot be reached or
+// closes, the caller's audio and its drops, typed lines, tools and what follows them, end-call
+// phrases, a response to speech over an agent that may not be interrupted, the end closing it.
+
+interface RigOptions {
+  agent?: Partial<CallAgent>;
+  answeredBy?: 'human' | 'machine';
+  openFails?: boolean;
+  /** What sendAudio answers (false: the link is over its bound). */
+  accepts?: boolean;
+  mulaw?: boolean;
+  /** Tools run: the actions each adds. */
+  tools?: Record<string, EngineAction[]>;
+}
+
+function stagesRig(options: RigOptions = {}) {
+  const clock = manualClock();
+  clock.advanceTo(1000);
+  const log = {
+    opened: [] as SpeechModelSessionOptions[],
+    asked: [] as Array<string | undefined>,
+    texts: [] as string[],
+    results: [] as Array<[string, string]>,
+    interrupts: [] as Array<{ itemId: string; audioMs: number } | undefined>,
+    audio: [] as string[],
+    closes: 0,
+    errors: [] as Array<[string, string]>,
+    hangups: [] as string[],
+    transfers: [] as string[],
+    ran: [] as Array<[string, string]>,
+  };
+  let emit: (event: SpeechModelEvent) => void = () => undefined;
+  const session: SpeechModelSession = {
+    onEvent: (listener) => {
+      emit = listener;
+    },
+    sendAudio: (pcm) => {
+      log.audio.push(`pcm${pcm.length}`);
+      return options.accepts ?? true;
+    },
+    sendMulaw: (mulaw) => {
+      log.audio.push(`mulaw${mulaw.length}`);
+      return options.accepts ?? true;
+    },
+    respond: (instructions) => void log.asked.push(instructions),
+    sendText: (text) => void log.texts.push(text),
+    functionResult: (callId, output) => void log.results.push([callId, output]),
+    interrupt: (heard) => void log.interrupts.push(heard),
+    close: () => void log.closes++,
+  };
+  const toolbox: AgentToolbox = {
+    specs: [{ name: 'end_call', description: 'ends', parameters: {} }],
+    instructions: 'You are Ada.',
+    actions: [],
+    ended: () => false,
+    run: async (name, rawArgs) => {
+      log.ran.push([name, rawArgs]);
+      toolbox.actions.push(...(options.tools?.[name] ?? []));
+      return { output: `${name} done`, terminal: false };
+    },
+  };
+  const engine = { toolsFor: () => toolbox, greet: (agent: CallAgent) => ({ role: 'agent', text: `Hello, ${agent.name} here.` }) } as unknown as DialogueEngine;
+  let frame: (frame: Int16Array) => void = () => undefined;
+  let mulaw: (mulaw: Uint8Array) => void = () => undefined;
+  const listen = (listener: (m: Uint8Array) => void) => {
+    mulaw = listener;
+  };
+  let text: (line: string) => void = () => undefined;
+  const stream: MediaStream = {
+    onFrame: (l) => {
+      frame = l;
+    },
+    onText: (l) => {
+      text = l;
+    },
+    onMark: () => undefined,
+    onClose: () => undefined,
+    send: () => true,
+    mark: () => undefined,
+    clear: () => undefined,
+    close: () => undefined,
+    ...(options.mulaw ? { mulaw: { onAudio: (l: (m: Uint8Array) => void) => void listen(l), send: () => true } } : {}),
+  };
+  const media: CallMedia = {
+    stream,
+    answeredBy: options.answeredBy ?? 'human',
+    transfer: async (to) => void log.transfers.push(to),
+    hangup: async (reason) => void log.hangups.push(String(reason)),
+  };
+  const agent = bistroAgent({ max_duration_seconds: 600, voice: 'alloy', language: 'fr', turn_end_silence_ms: 700, end_call_phrases: ['goodbye', ' '], ...options.agent });
+  const pipeline = createCallPipeline(
+    { clock, media, agent, codec: options.mulaw ? 'mulaw' : 'pcm16', observer: { transcript: () => undefined, transfer: () => undefined, error: (code, message) => void log.errors.push([code, message]) } },
+    (shell) =>
+      modelStages(shell, {
+        model: {
+          name: 'stub',
+          open: async (opened) => {
+            log.opened.push(opened);
+            if (options.openFails) throw new Error('connection refused');
+            return session;
+          },
+        },
+        engine,
+        workspaceId: 'ws_model',
+        variables: {},
+        today: new Date('2026-11-30T12:00:00Z'),
+      }),
+  );
+  const outcome = pipeline.run();
+  return {
+    clock,
+    log,
+    pipeline,
+    outcome,
+    emit: (event: SpeechModelEvent) => emit(event),
+    frame: (f: Int16Array) => frame(f),
+    mulaw: (m: Uint8Array) => mulaw(m),
+    typed: (line: string) => text(line),
+    toolbox,
+  };
+}
+
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+/** A response `id` of one frame with `words`, generated. */
+function respond(rig: ReturnType<typeof stagesRig>, id: string, words: string) {
+  rig.emit({ type: 'response_started', responseId: id });
+  rig.emit({ type: 'audio', responseId: id, itemId: `item-${id}`, pcm: new Int16Array(FRAME_SAMPLES).fill(200) });
+  rig.emit({ type: 'agent_transcript', responseId: id, itemId: `item-${id}`, text: words, final: true });
+}
+
+const done = (id: string, status: 'completed' | 'cancelled' = 'completed') => ({ type: 'response_done', responseId: id, status, outputTokens: 1, inputTokens: 1 }) as const;
+
+async function playOut(rig: ReturnType<typeof stagesRig>, ms = 200) {
+  const until = rig.clock.now() + ms;
+  while (rig.clock.now() < until) {
+    rig.clock.advanceTo(rig.clock.now() + 20);
+    await settle();
+  }
+}
+
+describe('speech-to-speech stages: the session', () => {
+  it("opens the model with the agent's settings and the runtime's barge-in, then asks for the greeting word for word", async () => {
+    const rig = stagesRig();
+    await settle();
+    assert.deepEqual(rig.log.opened, [{ instructions: 'You are Ada.', voice: 'alloy', language: 'fr', tools: rig.toolbox.specs, turnEndSilenceMs: 700, interruptResponse: false, codec: 'pcm16' }]);
+    assert.deepEqual(rig.log.asked, ['Say exactly this and nothing else: "Hello, Ada here."']);
+    rig.pipeline.end('api_hangup');
+    assert.equal(rig.log.closes, 1, 'the end closes the session');
+  });
+
+  it('a machine (answered, or its verdict first) is left the message at once, not greeted', async () => {
+    const rig = stagesRig({ answeredBy: 'machine', agent: { voicemail: { action: 'leave_message', message: 'Call back.' } } });
+    await settle();
+    assert.deepEqual(rig.log.asked, ['Say exactly this and nothing else: "Call back."']);
+    assert.equal(rig.pipeline.shell.voicemail, 'leaving');
+    rig.pipeline.end('api_hangup');
+  });
+
+  it('a model that cannot be reached fails the call (llm_failed) and hangs up', async () => {
+    const rig = stagesRig({ openFails: true });
+    const ended = await rig.outcome;
+    assert.deepEqual([ended.status, ended.endReason, ended.error], ['failed', 'media_error', { code: 'llm_failed', message: 'the speech model could not be reached: connection refused' }]);
+    assert.deepEqual(rig.log.errors, [['llm_failed', 'connection refused']]);
+    await settle();
+    assert.deepEqual(rig.log.hangups, ['media_error']);
+  });
+
+  it('a session that opens after the call ended is closed at once', async () => {
+    const rig = stagesRig();
+    rig.pipeline.end('api_hangup');
+    await settle();
+    assert.equal(rig.log.closes, 1);
+    assert.deepEqual(rig.log.asked, []);
+  });
+
+  it('the model closing the session fails the call; its errors are told and the call goes on', async () => {
+    const rig = stagesRig();
+    await settle();
+    rig.emit({ type: 'error', code: 'rate_limit', message: 'slow down' });
+    assert.equal(rig.pipeline.ended, false);
+    rig.emit({ type: 'closed', reason: 'server going away' });
+    const ended = await rig.outcome;
+    assert.deepEqual([ended.status, ended.error], ['failed', { code: 'llm_failed', message: 'the speech model closed the session' }]);
+    assert.deepEqual(rig.log.errors, [
+      ['llm_failed', 'slow down'],
+      ['llm_failed', 'the speech model closed the session: server going away'],
+    ]);
+    rig.emit({ type: 'error', code: null, message: 'after the end' });
+    assert.equal(rig.log.errors.length, 2, 'nothing after the end');
+  });
+});
+
+describe('speech-to-speech stages: audio and text in', () => {
+  it("the caller's frames go to the model; the first drop is told once", async () => {
+    const rig = stagesRig({ accepts: false });
+    await settle();
+    rig.frame(new Int16Array(FRAME_SAMPLES));
+    rig.frame(new Int16Array(FRAME_SAMPLES));
+    assert.deepEqual(rig.log.audio, [`pcm${FRAME_SAMPLES}`, `pcm${FRAME_SAMPLES}`]);
+    assert.deepEqual(rig.log.errors, [['llm_failed', 'the speech model does not keep up: caller audio dropped']]);
+    rig.pipeline.end('api_hangup');
+  });
+
+  it('a μ-law call sends the μ-law as it came', async () => {
+    const rig = stagesRig({ mulaw: true });
+    await settle();
+    assert.equal(rig.log.opened[0].codec, 'mulaw');
+    rig.mulaw(new Uint8Array(160));
+    assert.deepEqual(rig.log.audio, ['mulaw160']);
+    assert.deepEqual(rig.log.errors, []);
+    rig.pipeline.end('api_hangup');
+  });
+
+  it("a typed line is the caller's entry and goes to the model; over the agent it cuts it when it may", async () => {
+    const rig = stagesRig();
+    await settle();
+    rig.clock.advanceTo(1500);
+    rig.typed('  book a table ');
+    assert.deepEqual(rig.pipeline.shell.transcript, [{ role: 'user', text: 'book a table', start_ms: 500, end_ms: 500 }]);
+    assert.deepEqual(rig.log.texts, ['book a table']);
+    respond(rig, 'r1', 'Sure.');
+    rig.typed('wait');
+    assert.deepEqual(rig.log.interrupts, [{ itemId: 'item-r1', audioMs: 20 }]);
+    rig.pipeline.end('api_hangup');
+  });
+});
+
+describe('speech-to-speech stages: responses and what follows', () => {
+  it('a response to speech over an agent that may not be interrupted is cancelled', async () => {
+    const rig = stagesRig({ agent: { interruptible: false } });
+    await settle();
+    respond(rig, 'r1', 'We open at nine.');
+    rig.emit({ type: 'speech_started', audioMs: 0 });
+    rig.emit({ type: 'speech_stopped', audioMs: 500 });
+    rig.emit({ type: 'response_started', responseId: 'r2' });
+    assert.deepEqual(rig.log.interrupts, [undefined]);
+    assert.equal(rig.pipeline.shell.transcript.length, 0);
+    rig.pipeline.end('api_hangup');
+  });
+
+  it('a tool that ends the call: its result goes back, and the call ends once the answer is played', async () => {
+    const rig = stagesRig({ tools: { end_call: [{ type: 'end_call', reason: 'agent_end_call' }] } });
+    await settle();
+    respond(rig, 'r1', 'One moment.');
+    rig.emit({ type: 'function_call', responseId: 'r1', callId: 'c1', name: 'end_call', arguments: '{}' });
+    rig.emit({ type: 'function_call', responseId: 'other', callId: 'c2', name: 'end_call', arguments: '{}' });
+    await settle();
+    assert.deepEqual(rig.log.ran, [['end_call', '{}']], 'a call in a response not speaking is not run');
+    assert.deepEqual(rig.log.results, [['c1', 'end_call done']]);
+    rig.emit(done('r1'));
+    await playOut(rig);
+    assert.equal(rig.pipeline.ended, false, 'the response with a tool call does not end the turn');
+    respond(rig, 'r2', 'Goodbye.');
+    rig.emit(done('r2'));
+    await playOut(rig);
+    const ended = await rig.outcome;
+    assert.deepEqual([ended.status, ended.endReason], ['completed', 'agent_end_call']);
+  });
+
+  it('a tool that transfers: the call is transferred after the answer', async () => {
+    const rig = stagesRig({ tools: { transfer_call: [{ type: 'transfer_call', to: '+15550100777', reason: 'asked' }] } });
+    await settle();
+    respond(rig, 'r1', 'Transferring.');
+    rig.emit({ type: 'function_call', responseId: 'r1', callId: 'c1', name: 'transfer_call', arguments: '{"to":"x"}' });
+    await settle();
+    rig.emit(done('r1'));
+    respond(rig, 'r2', 'Putting you through.');
+    rig.emit(done('r2'));
+    await playOut(rig);
+    assert.equal((await rig.outcome).status, 'transferred');
+    assert.deepEqual(rig.log.transfers, ['+15550100777']);
+  });
+
+  it("the caller's end-call phrase ends the call after the agent's answer; a blank phrase is no phrase", async () => {
+    const rig = stagesRig();
+    await settle();
+    rig.emit({ type: 'speech_started', audioMs: 0 });
+    rig.emit({ type: 'speech_stopped', audioMs: 300 });
+    rig.emit({ type: 'user_transcript', itemId: 'u1', text: 'thanks', final: true });
+    respond(rig, 'r1', 'You are welcome.');
+    rig.emit(done('r1'));
+    await playOut(rig);
+    assert.equal(rig.pipeline.ended, false, 'no goodbye yet');
+    rig.emit({ type: 'user_transcript', itemId: 'u2', text: 'ok goodbye', final: true });
+    await settle();
+    const ended = await rig.outcome;
+    assert.deepEqual([ended.status, ended.endReason], ['completed', 'caller_goodbye']);
+  });
+
+  it('a goodbye while the agent answers waits for the answer to be played', async () => {
+    const rig = stagesRig();
+    await settle();
+    respond(rig, 'r1', 'Bye then.');
+    rig.emit({ type: 'user_transcript', itemId: 'u1', text: 'goodbye', final: true });
+    await settle();
+    assert.equal(rig.pipeline.ended, false);
+    rig.emit(done('r1'));
+    await playOut(rig);
+    assert.equal((await rig.outcome).endReason, 'caller_goodbye');
+  });
+
+  it('a voicemail verdict cuts the agent; a transfer drops the response; the end closes the session', async () => {
+    const rig = stagesRig({ agent: { voicemail: { action: 'hangup', message: null } } });
+    await settle();
+    respond(rig, 'r1', 'Hello?');
+    rig.pipeline.shell.signal({ type: 'voicemail' });
+    assert.deepEqual(rig.log.interrupts, [undefined]);
+    rig.pipeline.shell.signal({ type: 'voicemail' });
+    assert.equal(rig.log.interrupts.length, 1, 'nothing speaking: nothing to cut');
+    rig.pipeline.end('api_hangup');
+    assert.equal(rig.log.closes, 1);
+  });
+});
