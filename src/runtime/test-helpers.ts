@@ -1,5 +1,6 @@
 import { setTimeout as wallDelay } from 'node:timers/promises';
 import type { RuntimeClock } from '../ports/clock.ts';
+import type { MediaStream } from '../ports/media.ts';
 
 /**
  * A clock the test moves by hand (`scale` real ms per clock ms, 1 unless given): `advanceTo` fires
@@ -63,4 +64,22 @@ export function beating(clock: RuntimeClock): () => void {
   return () => {
     on = false;
   };
+}
+
+/** A media stream that takes the agent's audio and counts what it was sent: frames, marks, clears (no caller audio). */
+export function countingStream() {
+  const played = { sent: 0, marks: [] as string[], clears: 0 };
+  const stream: MediaStream = {
+    onFrame: () => undefined,
+    onMark: () => undefined,
+    onClose: () => undefined,
+    send: () => {
+      played.sent++;
+      return true;
+    },
+    mark: (name) => void played.marks.push(name),
+    clear: () => void played.clears++,
+    close: () => undefined,
+  };
+  return { stream, played };
 }

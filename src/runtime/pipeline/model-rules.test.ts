@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bistroAgent } from '../../../test/support/bistro-agent.ts';
 import { FRAME_SAMPLES } from '../../platform/audio/frames.ts';
-import type { MediaStream } from '../../ports/media.ts';
 import type { CallMedia } from '../../ports/telephony.ts';
 import type { CallAgent } from '../call-agent.ts';
-import { manualClock } from '../test-helpers.ts';
+import { countingStream, manualClock } from '../test-helpers.ts';
 import { type CallSignal, createCallPipeline } from './call-pipeline.ts';
 import { modelCaller } from './model-caller.ts';
 import { modelSpeech } from './model-speech.ts';
@@ -20,19 +19,8 @@ import { modelSpeech } from './model-speech.ts';
 function modelRig(agent: Partial<CallAgent> = {}) {
   const clock = manualClock();
   clock.advanceTo(5000);
-  const log = { signals: [] as CallSignal[], heard: [] as string[], marks: [] as string[], clears: 0, sent: 0, interrupts: [] as Array<{ itemId: string; audioMs: number } | undefined>, spoken: 0 };
-  const stream: MediaStream = {
-    onFrame: () => undefined,
-    onMark: () => undefined,
-    onClose: () => undefined,
-    send: () => {
-      log.sent++;
-      return true;
-    },
-    mark: (name) => void log.marks.push(name),
-    clear: () => void log.clears++,
-    close: () => undefined,
-  };
+  const { stream, played } = countingStream();
+  const log = Object.assign(played, { signals: [] as CallSignal[], heard: [] as string[], interrupts: [] as Array<{ itemId: string; audioMs: number } | undefined>, spoken: 0 });
   const media: CallMedia = { stream, answeredBy: 'human', transfer: async () => undefined, hangup: async () => undefined };
   let speaking = false;
   const pipeline = createCallPipeline({ clock, media, agent: bistroAgent({ max_duration_seconds: 600, barge_in_min_ms: 200, ...agent }), observer: { transcript: () => undefined, transfer: () => undefined, error: () => undefined } }, () => ({

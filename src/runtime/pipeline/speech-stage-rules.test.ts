@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bistroAgent } from '../../../test/support/bistro-agent.ts';
 import { FRAME_SAMPLES } from '../../platform/audio/frames.ts';
-import type { MediaStream } from '../../ports/media.ts';
 import type { CallMedia } from '../../ports/telephony.ts';
 import type { TextToSpeech } from '../../ports/tts.ts';
-import { manualClock } from '../test-helpers.ts';
+import { countingStream, manualClock } from '../test-helpers.ts';
 import { NO_TRACE, turnTrace } from '../tracing.ts';
 import { createCallPipeline } from './call-pipeline.ts';
 import { type SpeechStage, speechStage } from './speech.ts';
@@ -20,19 +19,8 @@ const WORD_FRAMES = 5;
 
 function speechRig(options: { failOn?: string } = {}) {
   const clock = manualClock();
-  const log = { synthesized: [] as Array<[string, string]>, marks: [] as string[], clears: 0, errors: [] as Array<[string, string]>, sent: 0, hangups: [] as string[] };
-  const stream: MediaStream = {
-    onFrame: () => undefined,
-    onMark: () => undefined,
-    onClose: () => undefined,
-    send: () => {
-      log.sent++;
-      return true;
-    },
-    mark: (name) => void log.marks.push(name),
-    clear: () => void log.clears++,
-    close: () => undefined,
-  };
+  const { stream, played } = countingStream();
+  const log = Object.assign(played, { synthesized: [] as Array<[string, string]>, errors: [] as Array<[string, string]>, hangups: [] as string[] });
   const media: CallMedia = { stream, answeredBy: 'human', transfer: async () => undefined, hangup: async (reason) => void log.hangups.push(String(reason)) };
   const tts: TextToSpeech = {
     async *synthesize(text, voice, synthOptions) {
