@@ -22,6 +22,8 @@ interface RigOptions {
   agent?: Partial<CallAgent>;
   answeredBy?: 'human' | 'machine';
   openFails?: boolean;
+  /** The session opens only when the test calls `open()`. */
+  openLater?: boolean;
   /** What sendAudio answers (false: the link is over its bound). */
   accepts?: boolean;
   mulaw?: boolean;
@@ -46,6 +48,10 @@ function stagesRig(options: RigOptions = {}) {
     ran: [] as Array<[string, string]>,
   };
   let emit: (event: SpeechModelEvent) => void = () => undefined;
+  let open: () => void = () => undefined;
+  const opening = new Promise<void>((resolve) => {
+    open = resolve;
+  });
   const session: SpeechModelSession = {
     onEvent: (listener) => {
       emit = listener;
@@ -95,7 +101,7 @@ function stagesRig(options: RigOptions = {}) {
     mark: () => undefined,
     clear: () => undefined,
     close: () => undefined,
-    ...(options.mulaw ? { mulaw: { onAudio: (l: (m: Uint8Array) => void) => void listen(l), send: () => true } } : {}),
+    ...(options.mulaw ? { mulaw: { onAudio: (l: (m: Uint8Array) => void) => void listen(l), send: () => void log.audio.push('agent-mulaw') === undefined } } : {}),
   };
   const media: CallMedia = {
     stream,
@@ -113,6 +119,7 @@ function stagesRig(options: RigOptions = {}) {
           open: async (opened) => {
             log.opened.push(opened);
             if (options.openFails) throw new Error('connection refused');
+            if (options.openLater) await opening;
             return session;
           },
         },
@@ -133,6 +140,7 @@ function stagesRig(options: RigOptions = {}) {
     mulaw: (m: Uint8Array) => mulaw(m),
     typed: (line: string) => text(line),
     toolbox,
+    open,
   };
 }
 
@@ -328,5 +336,111 @@ describe('speech-to-speech stages: responses and what follows', () => {
     assert.equal(rig.log.interrupts.length, 1, 'nothing speaking: nothing to cut');
     rig.pipeline.end('api_hangup');
     assert.equal(rig.log.closes, 1);
+  });
+});
+
+describe('speech-to-speech stages: before the session and around the edges', () => {
+  it('frames, typed lines and prompts before the session opens are dropped quietly; the greeting follows the opening', async () => {
+    const rig = stagesRig({ openLater: true });
+    rig.frame(new Int16Array(FRAME_SAMPLES));
+    rig.typed('hello?');
+    rig.pipeline.shell.proceed({ kind: 'voicemail' });
+    await settle();
+    assert.deepEqual([rig.log.audio, rig.log.texts, rig.log.asked], [[], [], []]);
+    assert.equal(rig.pipeline.shell.transcript.length, 1, 'the typed line is still the caller’s entry');
+    rig.open();
+    await settle();
+    assert.equal(rig.log.asked.length, 0, 'the call had ended (voicemail): no greeting');
+  });
+
+  it('the caller speaking when the silence timer fires is no silence: no "still there?"', async () => {
+    const rig = stagesRig({ agent: { interruptible: false } });
+    await settle();
+    respond(rig, 'r1', 'Hello.');
+    rig.emit({ type: 'speech_started', audioMs: 0 });
+    rig.emit(done('r1'));
+    await playOut(rig, 5000);
+    assert.deepEqual(rig.log.asked.slice(1), [], 'nothing asked while the caller has the floor');
+    rig.pipeline.end('api_hangup');
+  });
+
+  it('a plain tool does not end the call; a function call with no response speaking runs nothing', async () => {
+    const rig = stagesRig({ tools: { lookup: [{ type: 'function_call', name: 'lookup', arguments: {}, result: { error: 'none' } }] } });
+    await settle();
+    rig.emit({ type: 'function_call', responseId: 'none', callId: 'c0', name: 'lookup', arguments: '{}' });
+    await settle();
+    assert.deepEqual(rig.log.ran, []);
+    respond(rig, 'r1', 'Let me look.');
+    rig.emit({ type: 'function_call', responseId: 'r1', callId: 'c1', name: 'lookup', arguments: '{}' });
+    await settle();
+    rig.emit(done('r1'));
+    respond(rig, 'r2', 'Found it.');
+    rig.emit(done('r2'));
+    await playOut(rig, 1000);
+    assert.equal(rig.pipeline.ended, false);
+    rig.pipeline.end('api_hangup');
+  });
+
+  it('a tool whose result comes after the end hands nothing back', async () => {
+    let finish: () => void = () => undefined;
+    const rig = stagesRig();
+    rig.toolbox.run = async () => {
+      await new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      return { output: 'late', terminal: false };
+    };
+    await settle();
+    respond(rig, 'r1', 'One moment.');
+    rig.emit({ type: 'function_call', responseId: 'r1', callId: 'c1', name: 'lookup', arguments: '{}' });
+    await settle();
+    rig.pipeline.end('api_hangup');
+    finish();
+    await settle();
+    assert.deepEqual(rig.log.results, []);
+  });
+
+  it('an agent that may not be interrupted: the answer after its tool is said, and a typed line does not cut it', async () => {
+    const rig = stagesRig({ agent: { interruptible: false } });
+    await settle();
+    rig.emit({ type: 'speech_started', audioMs: 0 });
+    rig.clock.advanceTo(1400);
+    rig.emit({ type: 'speech_stopped', audioMs: 400 });
+    respond(rig, 'r1', 'Checking.');
+    rig.emit({ type: 'function_call', responseId: 'r1', callId: 'c1', name: 'lookup', arguments: '{}' });
+    await settle();
+    rig.emit(done('r1'));
+    rig.emit({ type: 'response_started', responseId: 'r2' });
+    rig.typed('hurry');
+    assert.deepEqual(rig.log.interrupts, []);
+    rig.emit({ type: 'audio', responseId: 'r2', itemId: 'i2', pcm: new Int16Array(FRAME_SAMPLES).fill(100) });
+    rig.emit({ type: 'agent_transcript', responseId: 'r2', itemId: 'i2', text: 'Done.', final: true });
+    rig.emit(done('r2'));
+    await playOut(rig, 400);
+    const answer = rig.pipeline.shell.transcript.find((e) => e.text === 'Done.');
+    assert.ok(answer?.latency_ms !== undefined && answer.latency_ms >= 0, 'the answer after the tool still answers the caller’s turn');
+    rig.pipeline.end('api_hangup');
+  });
+
+  it('a transfer while the agent speaks drops its response without cutting the model', async () => {
+    const rig = stagesRig();
+    await settle();
+    respond(rig, 'r1', 'Sure.');
+    rig.pipeline.shell.signal({ type: 'transfer', to: '+15550100777' });
+    assert.deepEqual(rig.log.interrupts, []);
+    rig.pipeline.end('api_hangup');
+  });
+
+  it("the voicemail message said, the call ends as voicemail; a μ-law model's audio goes out as μ-law", async () => {
+    const rig = stagesRig({ mulaw: true, answeredBy: 'machine', agent: { voicemail: { action: 'leave_message', message: 'Call back.' } } });
+    await settle();
+    rig.emit({ type: 'response_started', responseId: 'r1' });
+    rig.emit({ type: 'audio_mulaw', responseId: 'r1', itemId: 'i1', mulaw: new Uint8Array(160) });
+    rig.emit({ type: 'agent_transcript', responseId: 'r1', itemId: 'i1', text: 'Call back.', final: true });
+    rig.emit(done('r1'));
+    await playOut(rig, 200);
+    assert.ok(rig.log.audio.includes('agent-mulaw'));
+    const ended = await rig.outcome;
+    assert.deepEqual([ended.status, ended.endReason], ['voicemail', 'voicemail']);
   });
 });
