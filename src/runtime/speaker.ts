@@ -25,6 +25,11 @@ export interface SpokenSegment {
   played: number;
 }
 
+/** The frames of `segments` in all, and how many of them were played. */
+export function framesOf(segments: readonly SpokenSegment[]): { frames: number; played: number } {
+  return segments.reduce((sum, s) => ({ frames: sum.frames + s.frames, played: sum.played + s.played }), { frames: 0, played: 0 });
+}
+
 export interface SpeakerDeps {
   clock: RuntimeClock;
   stream: MediaStream;

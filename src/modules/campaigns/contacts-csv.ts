@@ -90,7 +90,8 @@ interface Columns {
 /** The header's columns, or why the file is refused. */
 function readHeader(header: string[]): Columns | Refusal {
   const lower = header.map((h) => h.toLowerCase());
-  if (new Set(lower.filter((h) => h !== '')).size !== lower.filter((h) => h !== '').length) return refused(422, 'the header names a column twice');
+  const named = lower.filter((h) => h !== '');
+  if (new Set(named).size !== named.length) return refused(422, 'the header names a column twice');
   const phoneAt = PHONE_COLUMNS.map((name) => lower.indexOf(name)).find((i) => i >= 0) ?? -1;
   if (phoneAt < 0) return refused(422, 'the header has no phone column (phone, phone_number, number or to)');
   const zoneAt = lower.indexOf('timezone');

@@ -1,7 +1,7 @@
 import type { SpeechModelEvent } from '../../ports/speech-model.ts';
 import type { TranscriptEntry } from '../outcome.ts';
 import { playedWords } from '../sentence-stream.ts';
-import { type AgentAudio, frameLength, type SpokenSegment } from '../speaker.ts';
+import { type AgentAudio, frameLength, framesOf, type SpokenSegment } from '../speaker.ts';
 import type { CallShell } from './call-pipeline.ts';
 
 // The speech stage of a speech-to-speech call: the model's responses, their audio in whole frames
@@ -31,8 +31,6 @@ export interface ModelSpeechDeps {
   /** A response was generated and played out. */
   spoken(): Promise<void>;
 }
-
-const total = (current: Speaking, count: (segment: SpokenSegment) => number) => current.segments.reduce((sum, s) => sum + count(s), 0);
 
 /** The response's words from `startAt` to `endAt`; an answer to the caller's turn carries its latency. */
 function responseEntry(shell: CallShell, current: Speaking, text: string, startAt: number, endAt: number, interrupted?: true): TranscriptEntry {
@@ -72,7 +70,7 @@ export function modelSpeech(shell: CallShell, deps: ModelSpeechDeps) {
     const text = current.text.trim();
     if (!text) return;
     const start = current.firstFrameAt ?? clock.now();
-    shell.record(responseEntry(shell, current, text, start, start + total(current, (s) => s.frames) * 20));
+    shell.record(responseEntry(shell, current, text, start, start + framesOf(current.segments).frames * 20));
     shell.media.stream.mark(`agent-turn-${shell.transcript.length}`);
   }
 
@@ -92,8 +90,7 @@ export function modelSpeech(shell: CallShell, deps: ModelSpeechDeps) {
     speaking = null;
     speaker.clear();
     shell.media.stream.clear();
-    const played = total(current, (s) => s.played);
-    const frames = total(current, (s) => s.frames);
+    const { played, frames } = framesOf(current.segments);
     deps.interrupt(current.itemId ? { itemId: current.itemId, audioMs: played * 20 } : undefined);
     const heard = playedWords(current.text, played, current.generated ? frames : Math.max(frames, played + 1));
     if (heard && current.firstFrameAt !== null) shell.record(responseEntry(shell, current, heard, current.firstFrameAt, clock.now(), true));

@@ -1,6 +1,6 @@
 import type { TextToSpeech } from '../../ports/tts.ts';
 import { type After, type AgentTurn, type Heard, NOTHING_HEARD, newAgentTurn, type SpokenSentence } from '../agent-turn.ts';
-import type { SpokenSegment } from '../speaker.ts';
+import { framesOf } from '../speaker.ts';
 import type { TranscriptEntry } from '../outcome.ts';
 import { playedWords, splitSentences } from '../sentence-stream.ts';
 import type { TurnTrace } from '../tracing.ts';
@@ -62,12 +62,13 @@ async function synthesizePending(shell: CallShell, tts: TextToSpeech, current: A
   }
 }
 
-const sum = (segments: SpokenSegment[], count: (segment: SpokenSegment) => number) => segments.reduce((total, segment) => total + count(segment), 0);
-
 /** The words of the turn the caller heard before cutting it: of each sentence, the share of its audio played. */
 const heardWords = (current: AgentTurn) =>
   current.sentences
-    .map((s) => playedWords(s.text, sum(s.segments, (segment) => segment.played), sum(s.segments, (segment) => segment.frames)))
+    .map((s) => {
+      const { played, frames } = framesOf(s.segments);
+      return playedWords(s.text, played, frames);
+    })
     .filter(Boolean)
     .join(' ')
     .trim();
