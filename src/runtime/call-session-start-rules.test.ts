@@ -8,7 +8,7 @@ import type { CallMedia } from '../ports/telephony.ts';
 import type { TextToSpeech } from '../ports/tts.ts';
 import type { CallAgent } from './call-agent.ts';
 import { createCallSession } from './call-session.ts';
-import { manualClock } from './test-helpers.ts';
+import { manualClock, settle } from './test-helpers.ts';
 
 // The cascade call's start and typed turns (call-session.ts), with the engine, recogniser and voice
 // stubbed, on a clock moved by hand: a human is greeted with the engine's greeting; a machine is
@@ -74,9 +74,6 @@ function sessionRig(options: { agent?: Partial<CallAgent>; answeredBy?: 'human' 
   return { clock, log, session, verdict: (who: 'human' | 'machine') => verdict(who), typed: (line: string) => text(line) };
 }
 
-const settle = async () => {
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-};
 
 describe('a cascade call: its start', () => {
   it("greets a human with the engine's greeting for the call's variables", async () => {

@@ -83,3 +83,17 @@ export function countingStream() {
   };
   return { stream, played };
 }
+
+/** Lets promise chains run: a few turns of the event loop (no wall timing). */
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Moves a hand-moved clock on to `ms` in 20 ms beats, letting promises run before and after each. */
+export async function stepTo(clock: ReturnType<typeof manualClock>, ms: number): Promise<void> {
+  await settle();
+  while (clock.now() < ms) {
+    clock.advanceTo(Math.min(ms, clock.now() + 20));
+    await settle();
+  }
+}

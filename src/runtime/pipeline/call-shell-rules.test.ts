@@ -6,7 +6,7 @@ import type { CallMedia } from '../../ports/telephony.ts';
 import type { After } from '../agent-turn.ts';
 import type { CallAgent } from '../call-agent.ts';
 import type { TranscriptEntry } from '../outcome.ts';
-import { manualClock } from '../test-helpers.ts';
+import { manualClock, settle } from '../test-helpers.ts';
 import { type CallShell, type CallSignal, createCallPipeline, STILL_THERE_PROMPT } from './call-pipeline.ts';
 
 // The call shell's rules with its stages stubbed (call-pipeline.ts, call-end.ts, call-rules.ts), on
@@ -139,7 +139,6 @@ function shellRig(options: RigOptions = {}) {
   };
 }
 
-const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 /** `send` once: recorded and staged as expected; then the call ends, and `send` again reaches neither. */
 function deliveredUntilTheEnd(rig: ReturnType<typeof shellRig>, send: () => void, recorded: [string, number, number], staged: [string, number, number]) {

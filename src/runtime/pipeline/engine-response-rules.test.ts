@@ -7,7 +7,7 @@ import type { MediaStream } from '../../ports/media.ts';
 import type { CallMedia } from '../../ports/telephony.ts';
 import type { TextToSpeech } from '../../ports/tts.ts';
 import type { CallAgent } from '../call-agent.ts';
-import { manualClock } from '../test-helpers.ts';
+import { manualClock, settle, stepTo } from '../test-helpers.ts';
 import { NO_TRACE, turnTrace } from '../tracing.ts';
 import { createCallPipeline, REPEAT_PROMPT } from './call-pipeline.ts';
 import { engineResponse } from './engine-response.ts';
@@ -51,18 +51,8 @@ function responseRig(script: Script, agent: Partial<CallAgent> = {}) {
   );
   const outcome = pipeline.run();
   const answer = (text: string, endMs: number) => response.answer(text, { start_ms: endMs - 500, end_ms: endMs }, clock.now(), { stt_ms: 80, stt_wait_ms: 10 }, turnTrace(NO_TRACE, 1, 0, 'caller'));
-  async function playTo(ms: number) {
-    await settle();
-    while (clock.now() < ms) {
-      clock.advanceTo(Math.min(ms, clock.now() + 20));
-      await settle();
-    }
-  }
+  const playTo = (ms: number) => stepTo(clock, ms);
   return { clock, log, pipeline, outcome, answer, playTo, speech: () => speech };
-}
-
-async function settle() {
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
 describe('the response stage', () => {

@@ -4,7 +4,7 @@ import { bistroAgent } from '../../../test/support/bistro-agent.ts';
 import { FRAME_SAMPLES } from '../../platform/audio/frames.ts';
 import type { CallMedia } from '../../ports/telephony.ts';
 import type { CallAgent } from '../call-agent.ts';
-import { countingStream, manualClock } from '../test-helpers.ts';
+import { countingStream, manualClock, settle } from '../test-helpers.ts';
 import { type CallSignal, createCallPipeline } from './call-pipeline.ts';
 import { modelCaller } from './model-caller.ts';
 import { modelSpeech } from './model-speech.ts';
@@ -50,9 +50,6 @@ function modelRig(agent: Partial<CallAgent> = {}) {
   };
 }
 
-const settle = async () => {
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-};
 const frames = (count: number, extra = 0) => new Int16Array(FRAME_SAMPLES * count + extra).fill(300);
 
 describe("a speech-to-speech call's caller", () => {

@@ -7,7 +7,7 @@ import type { MediaStream } from '../../ports/media.ts';
 import type { SpeechModelEvent, SpeechModelSession, SpeechModelSessionOptions } from '../../ports/speech-model.ts';
 import type { CallMedia } from '../../ports/telephony.ts';
 import type { CallAgent } from '../call-agent.ts';
-import { manualClock } from '../test-helpers.ts';
+import { manualClock, settle, stepTo } from '../test-helpers.ts';
 import { createCallPipeline } from './call-pipeline.ts';
 import { modelStages } from './model-stages.ts';
 
@@ -144,9 +144,6 @@ function stagesRig(options: RigOptions = {}) {
   };
 }
 
-const settle = async () => {
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-};
 
 /** A response `id` of one frame with `words`, generated. */
 function respond(rig: ReturnType<typeof stagesRig>, id: string, words: string) {
@@ -157,13 +154,18 @@ function respond(rig: ReturnType<typeof stagesRig>, id: string, words: string) {
 
 const done = (id: string, status: 'completed' | 'cancelled' = 'completed') => ({ type: 'response_done', responseId: id, status, outputTokens: 1, inputTokens: 1 }) as const;
 
-async function playOut(rig: ReturnType<typeof stagesRig>, ms = 200) {
-  const until = rig.clock.now() + ms;
-  while (rig.clock.now() < until) {
-    rig.clock.advanceTo(rig.clock.now() + 20);
-    await settle();
-  }
+/** Response r1 calls the tool `name`; once its result is back, r2 answers: both generated. */
+async function answerAfterTool(rig: ReturnType<typeof stagesRig>, name: string, args = '{}') {
+  respond(rig, 'r1', 'One moment.');
+  rig.emit({ type: 'function_call', responseId: 'r1', callId: 'c1', name, arguments: args });
+  await settle();
+  rig.emit(done('r1'));
+  respond(rig, 'r2', 'Here you are.');
+  rig.emit(done('r2'));
 }
+
+/** Plays `ms` more of the call (the agent's audio, its timers). */
+const playOut = (rig: ReturnType<typeof stagesRig>, ms = 200) => stepTo(rig.clock, rig.clock.now() + ms);
 
 describe('speech-to-speech stages: the session', () => {
   it("opens the model with the agent's settings and the runtime's barge-in, then asks for the greeting word for word", async () => {
@@ -287,12 +289,7 @@ describe('speech-to-speech stages: responses and what follows', () => {
   it('a tool that transfers: the call is transferred after the answer', async () => {
     const rig = stagesRig({ tools: { transfer_call: [{ type: 'transfer_call', to: '+15550100777', reason: 'asked' }] } });
     await settle();
-    respond(rig, 'r1', 'Transferring.');
-    rig.emit({ type: 'function_call', responseId: 'r1', callId: 'c1', name: 'transfer_call', arguments: '{"to":"x"}' });
-    await settle();
-    rig.emit(done('r1'));
-    respond(rig, 'r2', 'Putting you through.');
-    rig.emit(done('r2'));
+    await answerAfterTool(rig, 'transfer_call', '{"to":"x"}');
     await playOut(rig);
     assert.equal((await rig.outcome).status, 'transferred');
     assert.deepEqual(rig.log.transfers, ['+15550100777']);
@@ -370,12 +367,7 @@ describe('speech-to-speech stages: before the session and around the edges', () 
     rig.emit({ type: 'function_call', responseId: 'none', callId: 'c0', name: 'lookup', arguments: '{}' });
     await settle();
     assert.deepEqual(rig.log.ran, []);
-    respond(rig, 'r1', 'Let me look.');
-    rig.emit({ type: 'function_call', responseId: 'r1', callId: 'c1', name: 'lookup', arguments: '{}' });
-    await settle();
-    rig.emit(done('r1'));
-    respond(rig, 'r2', 'Found it.');
-    rig.emit(done('r2'));
+    await answerAfterTool(rig, 'lookup');
     await playOut(rig, 1000);
     assert.equal(rig.pipeline.ended, false);
     rig.pipeline.end('api_hangup');

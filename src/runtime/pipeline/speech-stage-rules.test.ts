@@ -4,7 +4,7 @@ import { bistroAgent } from '../../../test/support/bistro-agent.ts';
 import { FRAME_SAMPLES } from '../../platform/audio/frames.ts';
 import type { CallMedia } from '../../ports/telephony.ts';
 import type { TextToSpeech } from '../../ports/tts.ts';
-import { countingStream, manualClock } from '../test-helpers.ts';
+import { countingStream, manualClock, stepTo } from '../test-helpers.ts';
 import { NO_TRACE, turnTrace } from '../tracing.ts';
 import { createCallPipeline } from './call-pipeline.ts';
 import { type SpeechStage, speechStage } from './speech.ts';
@@ -42,19 +42,8 @@ function speechRig(options: { failOn?: string } = {}) {
     },
   );
   const outcome = pipeline.run();
-  /** Moves the clock on in 20 ms steps to `ms`, letting the stage's promises run between them. */
-  async function playTo(ms: number) {
-    await settle();
-    while (clock.now() < ms) {
-      clock.advanceTo(Math.min(ms, clock.now() + 20));
-      await settle();
-    }
-  }
+  const playTo = (ms: number) => stepTo(clock, ms);
   return { clock, log, pipeline, outcome, playTo, stage: () => stage, shell: () => pipeline.shell };
-}
-
-async function settle() {
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
 const trace = () => turnTrace(NO_TRACE, 1, 0, 'caller');
