@@ -1998,16 +1998,16 @@ type CampaignList struct {
 	NextCursor *string    `json:"next_cursor"`
 }
 
-// CallingWindowParams: When contacts may be called, in each contact's own time zone
-type CallingWindowParams struct {
+// CallingWindowInputParams: When contacts may be called, in each contact's own time zone
+type CallingWindowInputParams struct {
 	Days []string `json:"days"`
 	// HH:MM, 24-hour
 	Start string `json:"start"`
 	// HH:MM; an end before the start wraps past midnight (the hours after midnight belong to the day
 	// the window opened)
 	End string `json:"end"`
-	// IANA time zone for contacts without a timezone column
-	Timezone string `json:"timezone"`
+	// IANA time zone for contacts without a timezone column; UTC when left out
+	Timezone *string `json:"timezone,omitempty"`
 }
 
 type CreateCampaignParamsSimulationCallerScriptItem2 struct {
@@ -2051,7 +2051,7 @@ type CreateCampaignParams struct {
 	// Wait before retrying a busy or unanswered contact (0: at once)
 	RetryDelayMinutes *int64 `json:"retry_delay_minutes,omitempty"`
 	// When contacts may be called, in each contact's own time zone
-	CallingWindow *Nullable[CallingWindowParams] `json:"calling_window,omitempty"`
+	CallingWindow *Nullable[CallingWindowInputParams] `json:"calling_window,omitempty"`
 	// ISO 3166 country for numbers written without +country code
 	DefaultCountry *Nullable[string] `json:"default_country,omitempty"`
 	// Sandbox only: the simulated callee's script and simulated provider latencies. Sandbox calls run
@@ -2100,7 +2100,7 @@ type UpdateCampaignParams struct {
 	// Wait before retrying a busy or unanswered contact (0: at once)
 	RetryDelayMinutes *int64 `json:"retry_delay_minutes,omitempty"`
 	// When contacts may be called, in each contact's own time zone
-	CallingWindow *Nullable[CallingWindowParams] `json:"calling_window,omitempty"`
+	CallingWindow *Nullable[CallingWindowInputParams] `json:"calling_window,omitempty"`
 	// ISO 3166 country for numbers written without +country code
 	DefaultCountry *Nullable[string] `json:"default_country,omitempty"`
 	// Sandbox only: the simulated callee's script and simulated provider latencies. Sandbox calls run

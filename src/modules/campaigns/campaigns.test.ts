@@ -37,6 +37,17 @@ describe('campaigns: CRUD and state machine', () => {
     assert.equal((await t.request({ method: 'GET', url: `/v1/campaigns/${created.id}`, ...as(user) })).statusCode, 404);
   });
 
+  it('a calling window without a time zone is in UTC, on create and on update', async () => {
+    const user = await signUp(t);
+    const created = await createCampaign(t, user, { calling_window: { days: ['mon'], start: '09:00', end: '17:00' } });
+    assert.deepEqual(created.calling_window, { days: ['mon'], start: '09:00', end: '17:00', timezone: 'UTC' });
+    const patched = await t.request({ method: 'PATCH', url: `/v1/campaigns/${created.id}`, ...as(user), payload: { calling_window: { days: ['tue'], start: '10:00', end: '11:00' } } });
+    assert.equal(patched.statusCode, 200, patched.body);
+    assert.deepEqual(patched.json().calling_window, { days: ['tue'], start: '10:00', end: '11:00', timezone: 'UTC' });
+    const stored = await t.platform.db.selectFrom('campaigns').select('calling_window').where('id', '=', created.id).executeTakeFirstOrThrow();
+    assert.equal((stored.calling_window as { timezone: string }).timezone, 'UTC');
+  });
+
   it('refuses bad settings with 422 naming the field', async () => {
     const user = await signUp(t);
     const agent = await createCallAgent(t, user);

@@ -10,14 +10,26 @@ import { CAMPAIGN_STATUSES, CONTACT_STATUSES, WEEKDAYS } from './tables.ts';
 const HHMM = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:MM, 24-hour', examples: ['09:00'] });
 const PhoneNumber = Type.String({ minLength: 3, maxLength: 32, description: 'Phone number, normalised to E.164', examples: ['+15550100001'] });
 
+const windowFields = {
+  days: Type.Array(Type.Enum(WEEKDAYS), { minItems: 1, maxItems: 7, uniqueItems: true, examples: [['mon', 'tue', 'wed', 'thu', 'fri']] }),
+  start: HHMM,
+  end: { ...HHMM, description: 'HH:MM; an end before the start wraps past midnight (the hours after midnight belong to the day the window opened)' },
+};
+const timezone = Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone for contacts without a timezone column', examples: ['Europe/Paris'] });
+
+/** The window as a campaign holds it: its zone always set. */
 export const CallingWindow = Type.Object(
-  {
-    days: Type.Array(Type.Enum(WEEKDAYS), { minItems: 1, maxItems: 7, uniqueItems: true, examples: [['mon', 'tue', 'wed', 'thu', 'fri']] }),
-    start: HHMM,
-    end: { ...HHMM, description: 'HH:MM; an end before the start wraps past midnight (the hours after midnight belong to the day the window opened)' },
-    timezone: Type.String({ minLength: 1, maxLength: 64, default: 'UTC', description: 'IANA time zone for contacts without a timezone column', examples: ['Europe/Paris'] }),
-  },
+  { ...windowFields, timezone },
   { additionalProperties: false, title: 'CallingWindow', description: "When contacts may be called, in each contact's own time zone" },
+);
+
+/**
+ * The window as it is written: its zone may be left out (UTC). Optional, not a `default`: the
+ * window sits in a nullable `anyOf`, inside which Ajv fills no default.
+ */
+export const CallingWindowInput = Type.Object(
+  { ...windowFields, timezone: Type.Optional({ ...timezone, description: 'IANA time zone for contacts without a timezone column; UTC when left out' }) },
+  { additionalProperties: false, title: 'CallingWindowInput', description: "When contacts may be called, in each contact's own time zone" },
 );
 
 const settings = {
@@ -26,7 +38,7 @@ const settings = {
   concurrency: Type.Integer({ minimum: 1, maximum: 50, default: 2, description: 'Live calls of this campaign at most (the workspace limit applies too)' }),
   max_attempts: Type.Integer({ minimum: 1, maximum: 10, default: 1, description: 'Dial attempts per contact; busy and no-answer are retried' }),
   retry_delay_minutes: Type.Integer({ minimum: 0, maximum: 10_080, default: 60, description: 'Wait before retrying a busy or unanswered contact (0: at once)' }),
-  calling_window: Nullable(CallingWindow),
+  calling_window: Nullable(CallingWindowInput),
   default_country: Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166 country for numbers written without +country code', examples: ['US'] })),
   simulation: Nullable(Simulation),
 };

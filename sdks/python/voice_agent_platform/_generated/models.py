@@ -1974,6 +1974,14 @@ class CampaignList(_CampaignListRequired, _CampaignListOptional):
     pass
 
 
+_CallingWindowInputRequired = TypedDict('_CallingWindowInputRequired', {'days': List[Literal['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat']], 'start': str, 'end': str})
+_CallingWindowInputOptional = TypedDict('_CallingWindowInputOptional', {'timezone': str}, total=False)
+
+
+class CallingWindowInput(_CallingWindowInputRequired, _CallingWindowInputOptional):
+    """When contacts may be called, in each contact's own time zone"""
+
+
 _CreateCampaignBodySimulationCallerScriptItem1Required = TypedDict('_CreateCampaignBodySimulationCallerScriptItem1Required', {'text': str, 'interrupt_after_ms': int})
 _CreateCampaignBodySimulationCallerScriptItem1Optional = TypedDict('_CreateCampaignBodySimulationCallerScriptItem1Optional', {}, total=False)
 
@@ -1999,7 +2007,7 @@ class CreateCampaignBodySimulation(_CreateCampaignBodySimulationRequired, _Creat
 
 
 _CreateCampaignBodyRequired = TypedDict('_CreateCampaignBodyRequired', {'name': str, 'agent_id': str})
-_CreateCampaignBodyOptional = TypedDict('_CreateCampaignBodyOptional', {'from_number': Union[str, None], 'concurrency': int, 'max_attempts': int, 'retry_delay_minutes': int, 'calling_window': Union['CallingWindow', None], 'default_country': Union[str, None], 'simulation': Union['CreateCampaignBodySimulation', None]}, total=False)
+_CreateCampaignBodyOptional = TypedDict('_CreateCampaignBodyOptional', {'from_number': Union[str, None], 'concurrency': int, 'max_attempts': int, 'retry_delay_minutes': int, 'calling_window': Union['CallingWindowInput', None], 'default_country': Union[str, None], 'simulation': Union['CreateCampaignBodySimulation', None]}, total=False)
 
 
 class CreateCampaignBody(_CreateCampaignBodyRequired, _CreateCampaignBodyOptional):
@@ -2031,7 +2039,7 @@ class UpdateCampaignBodySimulation(_UpdateCampaignBodySimulationRequired, _Updat
 
 
 _UpdateCampaignBodyRequired = TypedDict('_UpdateCampaignBodyRequired', {})
-_UpdateCampaignBodyOptional = TypedDict('_UpdateCampaignBodyOptional', {'name': str, 'agent_id': str, 'from_number': Union[str, None], 'concurrency': int, 'max_attempts': int, 'retry_delay_minutes': int, 'calling_window': Union['CallingWindow', None], 'default_country': Union[str, None], 'simulation': Union['UpdateCampaignBodySimulation', None]}, total=False)
+_UpdateCampaignBodyOptional = TypedDict('_UpdateCampaignBodyOptional', {'name': str, 'agent_id': str, 'from_number': Union[str, None], 'concurrency': int, 'max_attempts': int, 'retry_delay_minutes': int, 'calling_window': Union['CallingWindowInput', None], 'default_country': Union[str, None], 'simulation': Union['UpdateCampaignBodySimulation', None]}, total=False)
 
 
 class UpdateCampaignBody(_UpdateCampaignBodyRequired, _UpdateCampaignBodyOptional):

@@ -734,6 +734,16 @@ export type CallingWindow = {
   timezone: string;
 };
 
+export type CallingWindowInput = {
+  days: Array<"sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat">;
+  /** HH:MM, 24-hour */
+  start: string;
+  /** HH:MM; an end before the start wraps past midnight (the hours after midnight belong to the day the window opened) */
+  end: string;
+  /** IANA time zone for contacts without a timezone column; UTC when left out */
+  timezone?: string;
+};
+
 export type Campaign = {
   id: string;
   name: string;
@@ -2598,7 +2608,7 @@ export type CreateCampaignBody = {
   max_attempts?: number;
   /** Wait before retrying a busy or unanswered contact (0: at once) */
   retry_delay_minutes?: number;
-  calling_window?: CallingWindow | null;
+  calling_window?: CallingWindowInput | null;
   default_country?: string | null;
   simulation?: {
     /** The sandbox caller's lines in order; when they run out the caller stays silent (the agent's silence handling ends the call) */
@@ -2633,7 +2643,7 @@ export type UpdateCampaignBody = {
   max_attempts?: number;
   /** Wait before retrying a busy or unanswered contact (0: at once) */
   retry_delay_minutes?: number;
-  calling_window?: CallingWindow | null;
+  calling_window?: CallingWindowInput | null;
   default_country?: string | null;
   simulation?: {
     /** The sandbox caller's lines in order; when they run out the caller stays silent (the agent's silence handling ends the call) */
