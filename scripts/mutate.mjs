@@ -259,10 +259,13 @@ const FOLDERS = {
     tests: [
       'src/runtime/pipeline/call-shell-rules.test.ts',
       'src/runtime/pipeline/speech-stage-rules.test.ts',
+      'src/runtime/pipeline/speech-stage-edges-rules.test.ts',
       'src/runtime/pipeline/engine-response-rules.test.ts',
       'src/runtime/pipeline/recognition-rules.test.ts',
       'src/runtime/pipeline/model-rules.test.ts',
+      'src/runtime/pipeline/model-speech-rules.test.ts',
       'src/runtime/pipeline/model-stages-rules.test.ts',
+      'src/runtime/pipeline/model-stages-edges-rules.test.ts',
       'src/runtime/call-session-start-rules.test.ts',
       'src/runtime/call-session-rules.test.ts',
       'src/runtime/call-session.test.ts',

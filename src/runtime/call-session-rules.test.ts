@@ -162,4 +162,32 @@ describe('call session rules at their boundaries', () => {
       texts.join('\n'),
     );
   });
+
+  it('silence: a caller still speaking when the silence timeout comes is not asked "are you still there?" (an agent that may not be interrupted would say it over them)', async () => {
+    let speaking = { from: Number.POSITIVE_INFINITY, to: 0 };
+    const agentAudioAt: number[] = [];
+    const outcome = await converse(
+      { silence_timeout_seconds: 2, interruptible: false },
+      {
+        onAgentAudio: (caller) => void agentAudioAt.push(caller.clock.now()),
+        onAgentTurnEnd: (caller) => {
+          // One second into the silence, three seconds of speech: past the timeout.
+          if (caller.agentTurnsEnded !== 1) return;
+          speaking = { from: caller.clock.now() + 1000, to: caller.clock.now() + 4000 };
+          caller.clock.setTimer(() => caller.say('I would like a table for two on Friday evening please.', 150), 1000);
+        },
+      },
+    );
+    const texts = outcome.transcript.map((e) => `${e.role}: ${e.text}`);
+    assert.deepEqual(
+      agentAudioAt.filter((at) => at >= speaking.from && at <= speaking.to),
+      [],
+      `the agent said nothing while the caller spoke\n${texts.join('\n')}`,
+    );
+    assert.deepEqual(
+      outcome.transcript.slice(0, 3).map((e) => (e.text === STILL_THERE_PROMPT ? 'prompt' : e.role)),
+      ['agent', 'user', 'agent'],
+      texts.join('\n'),
+    );
+  });
 });

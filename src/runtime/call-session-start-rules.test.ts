@@ -8,7 +8,8 @@ import type { CallMedia } from '../ports/telephony.ts';
 import type { TextToSpeech } from '../ports/tts.ts';
 import type { CallAgent } from './call-agent.ts';
 import { createCallSession } from './call-session.ts';
-import { manualClock, settle } from './test-helpers.ts';
+import { manualClock, recordingSpan, settle } from './test-helpers.ts';
+import type { TraceSpan } from './tracing.ts';
 
 // The cascade call's start and typed turns (call-session.ts), with the engine, recogniser and voice
 // stubbed, on a clock moved by hand: a human is greeted with the engine's greeting; a machine is
@@ -16,7 +17,7 @@ import { manualClock, settle } from './test-helpers.ts';
 // a typed line is a turn at once, over the agent only when it may be interrupted, and none while
 // the message is left.
 
-function sessionRig(options: { agent?: Partial<CallAgent>; answeredBy?: 'human' | 'machine'; verdictFirst?: boolean } = {}) {
+function sessionRig(options: { agent?: Partial<CallAgent>; answeredBy?: 'human' | 'machine'; verdictFirst?: boolean; trace?: TraceSpan } = {}) {
   const clock = manualClock();
   clock.advanceTo(1000);
   const log = { said: [] as string[], asked: [] as RespondInput[], clears: 0 };
@@ -70,6 +71,7 @@ function sessionRig(options: { agent?: Partial<CallAgent>; answeredBy?: 'human' 
     variables: { name: 'Ann' },
     isSpeech: (frame) => frame[0] !== 0,
     observer: { transcript: () => undefined, transfer: () => undefined, error: () => undefined },
+    trace: options.trace,
   });
   return { clock, log, session, verdict: (who: 'human' | 'machine') => verdict(who), typed: (line: string) => text(line) };
 }
@@ -145,6 +147,25 @@ describe('a cascade call: typed turns', () => {
     assert.equal(firm.log.clears, 0);
     assert.deepEqual(firm.log.asked, []);
     assert.equal(firm.session.shell.transcript.length, 0);
+    firm.session.end('api_hangup');
+  });
+
+  it('an agent that may not be interrupted takes a typed line once it is silent; the turn is traced as typed', async () => {
+    const { span, record } = recordingSpan();
+    const firm = sessionRig({ agent: { interruptible: false }, trace: span });
+    firm.session.run();
+    await settle();
+    for (let t = 1020; t <= 1400; t += 20) {
+      firm.clock.advanceTo(t);
+      await settle();
+    }
+    firm.typed('a table for two');
+    await settle();
+    assert.equal(firm.log.asked[0]?.userText, 'a table for two');
+    assert.deepEqual(
+      record.children.map((turn) => turn.attributes['turn.kind']),
+      ['agent', 'typed'],
+    );
     firm.session.end('api_hangup');
   });
 

@@ -83,9 +83,9 @@ describe('frame pacer', () => {
     const streamOf = (name: string) => ({ send: () => sent[name].push(clock.now()) > 0 }) as unknown as MediaStream;
     const a = createSpeaker({ clock, stream: streamOf('a') });
     const b = createSpeaker({ clock, stream: streamOf('b') });
-    a.enqueue('five frames', new Int16Array(5 * FRAME_SAMPLES));
+    a.enqueue(new Int16Array(5 * FRAME_SAMPLES));
     clock.advanceTo(7);
-    b.enqueue('three frames', new Int16Array(3 * FRAME_SAMPLES));
+    b.enqueue(new Int16Array(3 * FRAME_SAMPLES));
     assert.equal(clock.armed(), 1);
     let idleAt = -1;
     void b.idle().then(() => {
@@ -110,7 +110,7 @@ describe('frame pacer', () => {
     const stream = { leadMs: 60, send: (_frame: Int16Array, delay?: number) => handed.push({ at: clock.now(), delay }) > 0 } as unknown as MediaStream;
     const recorded: number[] = [];
     const speaker = createSpeaker({ clock, stream, onFrame: (_frame, atMs) => recorded.push(atMs) });
-    const segment = speaker.enqueue('ten frames', new Int16Array(10 * FRAME_SAMPLES));
+    const segment = speaker.enqueue(new Int16Array(10 * FRAME_SAMPLES));
     assert.ok(segment);
     // At once: the frame due now and the three due within the lead (60 ms).
     assert.deepEqual(handed, [0, 20, 40, 60].map((due) => ({ at: 0, delay: due })));
@@ -125,8 +125,8 @@ describe('frame pacer', () => {
     clock.advanceTo(200);
     assert.equal(handed.length, 6, 'nothing handed after the clear');
     // Two sentences: the clear falls in the second; the first was heard whole.
-    const first = speaker.enqueue('two frames', new Int16Array(2 * FRAME_SAMPLES));
-    const second = speaker.enqueue('six frames', new Int16Array(6 * FRAME_SAMPLES));
+    const first = speaker.enqueue(new Int16Array(2 * FRAME_SAMPLES));
+    const second = speaker.enqueue(new Int16Array(6 * FRAME_SAMPLES));
     assert.ok(first && second);
     clock.advanceTo(250);
     assert.deepEqual([first.played, second.played], [2, 4], 'handed from 200: due 200, 220, then 240 to 300');
@@ -135,7 +135,7 @@ describe('frame pacer', () => {
     // On the clock's own time (no lead), a speaker hands each frame when it is due, without a delay.
     const plain: Array<number | undefined> = [];
     const onTime = createSpeaker({ clock, stream: { send: (_frame: Int16Array, delay?: number) => plain.push(delay) > 0 } as unknown as MediaStream });
-    onTime.enqueue('two frames', new Int16Array(2 * FRAME_SAMPLES));
+    onTime.enqueue(new Int16Array(2 * FRAME_SAMPLES));
     clock.advanceTo(360);
     assert.deepEqual(plain, [undefined, undefined]);
   });

@@ -40,23 +40,23 @@ describe('the bound on queued audio', () => {
     const clock = manualClock();
     const { stream } = transport(clock);
     const speaker = createSpeaker({ clock, stream, maxQueuedFrames: 3 });
-    assert.ok(speaker.enqueue('two', new Int16Array(2 * FRAME_SAMPLES)));
+    assert.ok(speaker.enqueue(new Int16Array(2 * FRAME_SAMPLES)));
     // The first frame went out at once: one frame queued, room for two.
-    assert.equal(speaker.enqueue('three', new Int16Array(3 * FRAME_SAMPLES)), null);
-    assert.ok(speaker.enqueue('two more', new Int16Array(2 * FRAME_SAMPLES)));
-    assert.equal(speaker.enqueue('one', new Int16Array(FRAME_SAMPLES)), null, 'three queued: full');
+    assert.equal(speaker.enqueue(new Int16Array(3 * FRAME_SAMPLES)), null);
+    assert.ok(speaker.enqueue(new Int16Array(2 * FRAME_SAMPLES)));
+    assert.equal(speaker.enqueue(new Int16Array(FRAME_SAMPLES)), null, 'three queued: full');
     clock.advanceTo(20);
-    assert.ok(speaker.enqueue('one', new Int16Array(FRAME_SAMPLES)), 'a frame written makes room for one');
+    assert.ok(speaker.enqueue(new Int16Array(FRAME_SAMPLES)), 'a frame written makes room for one');
     speaker.clear();
-    assert.ok(speaker.enqueue('three', new Int16Array(3 * FRAME_SAMPLES)), 'a clear drops what was queued');
+    assert.ok(speaker.enqueue(new Int16Array(3 * FRAME_SAMPLES)), 'a clear drops what was queued');
   });
 
   it('is five minutes of frames by default', () => {
     const clock = manualClock();
     const speaker = createSpeaker({ clock, stream: transport(clock).stream });
-    assert.ok(speaker.enqueue('first frame out', new Int16Array(FRAME_SAMPLES)));
-    assert.ok(speaker.enqueue('five minutes', new Int16Array(15_000 * FRAME_SAMPLES)));
-    assert.equal(speaker.enqueue('one more', new Int16Array(FRAME_SAMPLES)), null);
+    assert.ok(speaker.enqueue(new Int16Array(FRAME_SAMPLES)));
+    assert.ok(speaker.enqueue(new Int16Array(15_000 * FRAME_SAMPLES)));
+    assert.equal(speaker.enqueue(new Int16Array(FRAME_SAMPLES)), null);
   });
 });
 
@@ -65,10 +65,10 @@ describe('frames', () => {
     const clock = manualClock();
     const { stream, pcm } = transport(clock);
     const speaker = createSpeaker({ clock, stream });
-    const empty = speaker.enqueue('nothing', new Int16Array(0));
+    const empty = speaker.enqueue(new Int16Array(0));
     assert.deepEqual(empty && [empty.frames, empty.played, speaker.busy], [0, 0, false]);
     const audio = ramp(2 * FRAME_SAMPLES + 5);
-    speaker.enqueue('two and a bit', audio);
+    speaker.enqueue(audio);
     clock.advanceTo(100);
     assert.deepEqual(
       pcm.map((s) => s.at),
@@ -83,7 +83,7 @@ describe('frames', () => {
     const { stream, pcm, mulaw } = transport(clock, { mulaw: true });
     const speaker = createSpeaker({ clock, stream });
     const bytes = Uint8Array.from({ length: MULAW_FRAME_BYTES + 3 }, (_, i) => i % 200);
-    speaker.enqueue('μ-law', bytes);
+    speaker.enqueue(bytes);
     clock.advanceTo(60);
     assert.equal(pcm.length, 0);
     assert.deepEqual(
@@ -91,7 +91,7 @@ describe('frames', () => {
       [[...bytes.subarray(0, MULAW_FRAME_BYTES)], [...bytes.subarray(MULAW_FRAME_BYTES), ...new Array(MULAW_FRAME_BYTES - 3).fill(MULAW_SILENCE)]],
     );
     const plain = createSpeaker({ clock, stream: transport(clock).stream });
-    assert.throws(() => plain.enqueue('μ-law', bytes), { message: 'the transport takes no μ-law audio' });
+    assert.throws(() => plain.enqueue(bytes), { message: 'the transport takes no μ-law audio' });
   });
 
   it('a transport that refuses a frame stops the speaker and says so once', () => {
@@ -100,7 +100,7 @@ describe('frames', () => {
     let overflows = 0;
     const written: number[] = [];
     const speaker = createSpeaker({ clock, stream, onOverflow: () => overflows++, onFrame: (_f, at) => written.push(at) });
-    speaker.enqueue('five', new Int16Array(5 * FRAME_SAMPLES));
+    speaker.enqueue(new Int16Array(5 * FRAME_SAMPLES));
     clock.advanceTo(200);
     assert.equal(pcm.length, 3, 'the third frame was refused; none after it');
     assert.deepEqual(written, [0, 20], 'a refused frame is not recorded');
@@ -115,11 +115,11 @@ describe('frames', () => {
     const sent: number[] = [];
     const stream = { send: (frame: Int16Array) => (refuse ? false : sent.push(frame[0]) > 0) } as unknown as MediaStream;
     const speaker = createSpeaker({ clock, stream });
-    speaker.enqueue('two', Int16Array.from({ length: 2 * FRAME_SAMPLES }, (_, i) => 1 + Math.floor(i / FRAME_SAMPLES)));
+    speaker.enqueue(Int16Array.from({ length: 2 * FRAME_SAMPLES }, (_, i) => 1 + Math.floor(i / FRAME_SAMPLES)));
     refuse = false;
     clock.advanceTo(40);
     assert.deepEqual(sent, [], 'stopped');
-    speaker.enqueue('one', new Int16Array(FRAME_SAMPLES).fill(9));
+    speaker.enqueue(new Int16Array(FRAME_SAMPLES).fill(9));
     clock.advanceTo(100);
     assert.deepEqual(sent, [2, 9]);
   });
@@ -130,7 +130,7 @@ describe('the lead', () => {
     const clock = manualClock(0.5);
     const { stream, pcm } = transport(clock, { leadMs: 60 });
     const speaker = createSpeaker({ clock, stream });
-    speaker.enqueue('ten', new Int16Array(10 * FRAME_SAMPLES));
+    speaker.enqueue(new Int16Array(10 * FRAME_SAMPLES));
     assert.deepEqual(
       pcm.map((s) => s.delay),
       [0, 10, 20, 30, 40, 50, 60],
@@ -141,7 +141,7 @@ describe('the lead', () => {
     for (const leadMs of [0, -40]) {
       const clock = manualClock();
       const { stream, pcm } = transport(clock, { leadMs });
-      createSpeaker({ clock, stream }).enqueue('three', new Int16Array(3 * FRAME_SAMPLES));
+      createSpeaker({ clock, stream }).enqueue(new Int16Array(3 * FRAME_SAMPLES));
       clock.advanceTo(50);
       assert.deepEqual(
         pcm.map((s) => [s.at, s.delay]),
@@ -162,7 +162,7 @@ describe('idle and clear', () => {
   function ledSegment(frames: number) {
     const clock = manualClock();
     const speaker = createSpeaker({ clock, stream: transport(clock, { leadMs: 60 }).stream });
-    const segment = speaker.enqueue(`${frames} frames`, new Int16Array(frames * FRAME_SAMPLES));
+    const segment = speaker.enqueue(new Int16Array(frames * FRAME_SAMPLES));
     assert.ok(segment);
     return { clock, speaker, segment };
   }
@@ -174,7 +174,7 @@ describe('idle and clear', () => {
     void speaker.idle().then(() => (idle = true));
     await settle();
     assert.equal(idle, true);
-    speaker.enqueue('one', new Int16Array(FRAME_SAMPLES));
+    speaker.enqueue(new Int16Array(FRAME_SAMPLES));
     assert.equal(speaker.busy, true);
     clock.advanceTo(20);
     assert.equal(speaker.busy, false, 'its frame ended at 20');

@@ -19,8 +19,8 @@ export type AgentAudio = Int16Array | Uint8Array;
 /** Elements of `audio` in one 20 ms frame. */
 export const frameLength = (audio: AgentAudio) => (audio instanceof Uint8Array ? MULAW_FRAME_BYTES : FRAME_SAMPLES);
 
+/** A piece of agent audio queued: its frames, and how many of them were written. */
 export interface SpokenSegment {
-  text: string;
   frames: number;
   played: number;
 }
@@ -115,11 +115,11 @@ export function createSpeaker(deps: SpeakerDeps) {
      * Queues one segment's audio (PCM16 16 kHz, or μ-law when the transport has it). Answers the
      * segment, whose `played` counts the frames written as they go, or null when the bound is reached.
      */
-    enqueue(text: string, audio: AgentAudio): SpokenSegment | null {
+    enqueue(audio: AgentAudio): SpokenSegment | null {
       if (audio instanceof Uint8Array && !stream.mulaw) throw new Error('the transport takes no μ-law audio');
       const frames = Math.ceil(audio.length / frameLength(audio));
       if (queuedFrames + frames > maxQueued) return null;
-      const segment: QueuedSegment = { text, audio, frames, played: 0, lastDue: 0 };
+      const segment: QueuedSegment = { audio, frames, played: 0, lastDue: 0 };
       if (frames === 0) return segment;
       queue.push(segment);
       queuedFrames += frames;

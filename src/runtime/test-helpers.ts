@@ -1,6 +1,7 @@
 import { setTimeout as wallDelay } from 'node:timers/promises';
 import type { RuntimeClock } from '../ports/clock.ts';
 import type { MediaStream } from '../ports/media.ts';
+import type { TraceAttributes, TraceSpan } from './tracing.ts';
 
 /**
  * A clock the test moves by hand (`scale` real ms per clock ms, 1 unless given): `advanceTo` fires
@@ -66,15 +67,22 @@ export function beating(clock: RuntimeClock): () => void {
   };
 }
 
-/** A media stream that takes the agent's audio and counts what it was sent: frames, marks, clears (no caller audio). */
-export function countingStream() {
-  const played = { sent: 0, marks: [] as string[], clears: 0 };
+/** A media stream that takes the agent's audio (μ-law too with `mulaw`) and counts what it was sent: frames (each as its distinct sample values, joined by `+`), marks, clears (no caller audio). */
+export function countingStream(options: { mulaw?: boolean } = {}) {
+  const played = { sent: 0, marks: [] as string[], clears: 0, frames: [] as string[] };
+  const sendMulaw = (frame: Uint8Array) => {
+    played.sent++;
+    played.frames.push(`mulaw:${[...new Set(frame)].join('+')}`);
+    return true;
+  };
   const stream: MediaStream = {
+    ...(options.mulaw ? { mulaw: { onAudio: () => undefined, send: sendMulaw } } : {}),
     onFrame: () => undefined,
     onMark: () => undefined,
     onClose: () => undefined,
-    send: () => {
+    send: (frame) => {
       played.sent++;
+      played.frames.push([...new Set(frame)].join('+'));
       return true;
     },
     mark: (name) => void played.marks.push(name),
@@ -96,4 +104,37 @@ export async function stepTo(clock: ReturnType<typeof manualClock>, ms: number):
     clock.advanceTo(Math.min(ms, clock.now() + 20));
     await settle();
   }
+}
+
+/** What a recording span was told: its children, attributes, failures and ends. */
+export interface RecordedSpan {
+  name: string;
+  start: number;
+  attributes: TraceAttributes;
+  failed: string[];
+  ends: number[];
+  children: RecordedSpan[];
+}
+
+/** A span that records what it is told (`record`), for the runtime's tracing port. */
+export function recordingSpan(name = 'call', start = 0, attributes: TraceAttributes = {}): { span: TraceSpan; record: RecordedSpan } {
+  const record: RecordedSpan = { name, start, attributes: { ...attributes }, failed: [], ends: [], children: [] };
+  const span: TraceSpan = {
+    child(childName, startMs, childAttributes) {
+      const child = recordingSpan(childName, startMs, childAttributes);
+      record.children.push(child.record);
+      return child.span;
+    },
+    set(more) {
+      if (typeof more !== 'object') throw new Error('set is given attributes');
+      Object.assign(record.attributes, more);
+    },
+    fail(code) {
+      record.failed.push(code);
+    },
+    end(endMs) {
+      record.ends.push(endMs);
+    },
+  };
+  return { span, record };
 }

@@ -1,44 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { NO_TRACE, stage, type TraceAttributes, type TraceSpan, traceActions, turnTrace } from './tracing.ts';
+import { recordingSpan, type RecordedSpan } from './test-helpers.ts';
+import { NO_TRACE, stage, traceActions, turnTrace } from './tracing.ts';
 
 // The runtime's tracing port on a span that records what it is told: each stage's times and
 // duration, the first-* stages once per turn, the first frame timed from the first audio, a turn
 // ended once, and the tools' spans with their status (test/tracing.test.ts runs it over OpenTelemetry).
 
-interface Recorded {
-  name: string;
-  start: number;
-  attributes: TraceAttributes;
-  failed: string[];
-  ends: number[];
-  children: Recorded[];
-}
-
-function recordingSpan(name = 'call', start = 0, attributes: TraceAttributes = {}): { span: TraceSpan; record: Recorded } {
-  const record: Recorded = { name, start, attributes: { ...attributes }, failed: [], ends: [], children: [] };
-  const span: TraceSpan = {
-    child(childName, startMs, childAttributes) {
-      const child = recordingSpan(childName, startMs, childAttributes);
-      record.children.push(child.record);
-      return child.span;
-    },
-    set(more) {
-      assert.equal(typeof more, 'object', 'set is given attributes');
-      Object.assign(record.attributes, more);
-    },
-    fail(code) {
-      record.failed.push(code);
-    },
-    end(endMs) {
-      record.ends.push(endMs);
-    },
-  };
-  return { span, record };
-}
-
 /** A child as [name, start, attributes, ends, failed]. */
-const shape = (r: Recorded) => [r.name, r.start, r.attributes, r.ends, r.failed];
+const shape = (r: RecordedSpan) => [r.name, r.start, r.attributes, r.ends, r.failed];
 
 describe('NO_TRACE', () => {
   it('without tracing every span is NO_TRACE and does nothing', () => {

@@ -234,8 +234,8 @@ describe('the call shell: recording', () => {
     const rig = shellRig({ mulaw: true, codec: 'mulaw', answeredAt: 500 });
     rig.pipeline.run();
     rig.clock.advanceTo(700);
-    rig.shell.speaker.enqueue('hello', new Int16Array(320));
-    rig.shell.speaker.enqueue('hello', new Uint8Array(160));
+    rig.shell.speaker.enqueue(new Int16Array(320));
+    rig.shell.speaker.enqueue(new Uint8Array(160));
     rig.clock.advanceTo(800);
     assert.deepEqual(rig.log.recorded, [
       ['agent', 200, 320],
@@ -246,13 +246,13 @@ describe('the call shell: recording', () => {
     const bare = shellRig({ unrecorded: true, mulaw: true, codec: 'mulaw' });
     bare.pipeline.run();
     bare.listeners.mulaw?.(new Uint8Array(160));
-    bare.shell.speaker.enqueue('hello', new Uint8Array(160));
+    bare.shell.speaker.enqueue(new Uint8Array(160));
     bare.clock.advanceTo(100);
     assert.deepEqual(bare.log.stageFrames, [['mulaw', 0, 160]]);
     const pcm = shellRig({ unrecorded: true });
     pcm.pipeline.run();
     pcm.listeners.frame?.(new Int16Array(320));
-    pcm.shell.speaker.enqueue('hello', new Int16Array(320));
+    pcm.shell.speaker.enqueue(new Int16Array(320));
     pcm.clock.advanceTo(100);
     assert.deepEqual(pcm.log.stageFrames, [['frame', 0, 320]]);
   });

@@ -7,8 +7,8 @@ import type { MediaStream } from '../../ports/media.ts';
 import type { CallMedia } from '../../ports/telephony.ts';
 import type { TextToSpeech } from '../../ports/tts.ts';
 import type { CallAgent } from '../call-agent.ts';
-import { manualClock, settle, stepTo } from '../test-helpers.ts';
-import { NO_TRACE, turnTrace } from '../tracing.ts';
+import { manualClock, recordingSpan, settle, stepTo } from '../test-helpers.ts';
+import { NO_TRACE, type TraceSpan, turnTrace } from '../tracing.ts';
 import { createCallPipeline, REPEAT_PROMPT } from './call-pipeline.ts';
 import { engineResponse } from './engine-response.ts';
 import { speechStage } from './speech.ts';
@@ -50,7 +50,8 @@ function responseRig(script: Script, agent: Partial<CallAgent> = {}) {
     },
   );
   const outcome = pipeline.run();
-  const answer = (text: string, endMs: number) => response.answer(text, { start_ms: endMs - 500, end_ms: endMs }, clock.now(), { stt_ms: 80, stt_wait_ms: 10 }, turnTrace(NO_TRACE, 1, 0, 'caller'));
+  /** The caller's turn ending at `endMs`, traced under `call` when given. */
+  const answer = (text: string, endMs: number, call: TraceSpan = NO_TRACE) => response.answer(text, { start_ms: endMs - 500, end_ms: endMs }, clock.now(), { stt_ms: 80, stt_wait_ms: 10 }, turnTrace(call, 1, 0, 'caller'));
   const playTo = (ms: number) => stepTo(clock, ms);
   return { clock, log, pipeline, outcome, answer, playTo, speech: () => speech };
 }
@@ -168,5 +169,36 @@ describe('the response stage', () => {
     assert.deepEqual(rig.log.said, ['Call us back.']);
     assert.equal(rig.pipeline.shell.transcript[0].role, 'user');
     rig.pipeline.end('api_hangup');
+  });
+
+  it("a turn overtaken adds nothing to its trace (no first token, no tool); a failed reply's turn is marked llm_failed", async () => {
+    let release: () => void = () => undefined;
+    const rig = responseRig(async (input) => {
+      if (input.userText === 'first') {
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        input.onReplyDelta?.('Stale words.');
+        return { actions: [{ type: 'function_call', name: 'lookup', arguments: {}, result: { status: 200, body: 'ok', duration_ms: 5 } }] };
+      }
+      input.onReplyDelta?.('Fresh words.');
+      return {};
+    });
+    const stale = recordingSpan();
+    const first = rig.answer('first', 500, stale.span);
+    await settle();
+    await rig.answer('second', 700);
+    release();
+    await first;
+    assert.deepEqual(stale.record.children[0].children, [], 'the overtaken turn traced nothing more');
+
+    const failing = responseRig(async () => {
+      throw new Error('model overloaded');
+    });
+    const failed = recordingSpan();
+    await failing.answer('Hi.', 500, failed.span);
+    assert.deepEqual(failed.record.children[0].failed, ['llm_failed']);
+    rig.pipeline.end('api_hangup');
+    failing.pipeline.end('api_hangup');
   });
 });

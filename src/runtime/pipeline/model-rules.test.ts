@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bistroAgent } from '../../../test/support/bistro-agent.ts';
 import { FRAME_SAMPLES } from '../../platform/audio/frames.ts';
-import type { CallMedia } from '../../ports/telephony.ts';
-import type { CallAgent } from '../call-agent.ts';
-import { countingStream, manualClock, settle } from '../test-helpers.ts';
-import { type CallSignal, createCallPipeline } from './call-pipeline.ts';
-import { modelCaller } from './model-caller.ts';
-import { modelSpeech } from './model-speech.ts';
+import { settle } from '../test-helpers.ts';
+import { frames, modelRig } from './test-helpers.ts';
 
 // A speech-to-speech call's caller and speech stages in the real call shell, the model's events fed
 // by hand on a clock moved by hand (model-stages.test.ts runs them against the fake Realtime
@@ -15,42 +10,6 @@ import { modelSpeech } from './model-speech.ts';
 // span, the turn end taken once; the response's audio in whole frames, its entry and latency, a
 // response cut (what was heard, told to the model), one that follows a played one, function calls
 // holding the end.
-
-function modelRig(agent: Partial<CallAgent> = {}) {
-  const clock = manualClock();
-  clock.advanceTo(5000);
-  const { stream, played } = countingStream();
-  const log = Object.assign(played, { signals: [] as CallSignal[], heard: [] as string[], interrupts: [] as Array<{ itemId: string; audioMs: number } | undefined>, spoken: 0 });
-  const media: CallMedia = { stream, answeredBy: 'human', transfer: async () => undefined, hangup: async () => undefined };
-  let speaking = false;
-  const pipeline = createCallPipeline({ clock, media, agent: bistroAgent({ max_duration_seconds: 600, barge_in_min_ms: 200, ...agent }), observer: { transcript: () => undefined, transfer: () => undefined, error: () => undefined } }, () => ({
-    stages: [{ signal: (s) => void log.signals.push(s) }],
-    start: () => undefined,
-    say: () => undefined,
-    typed: () => undefined,
-    busy: () => false,
-  }));
-  pipeline.run();
-  const shell = pipeline.shell;
-  const caller = modelCaller(shell, { agentSpeaking: () => speaking, heard: (text) => void log.heard.push(text) });
-  const speech = modelSpeech(shell, {
-    interrupt: (heard) => void log.interrupts.push(heard),
-    spoken: async () => void log.spoken++,
-  });
-  return {
-    clock,
-    log,
-    shell,
-    pipeline,
-    caller,
-    speech,
-    setSpeaking(value: boolean) {
-      speaking = value;
-    },
-  };
-}
-
-const frames = (count: number, extra = 0) => new Int16Array(FRAME_SAMPLES * count + extra).fill(300);
 
 describe("a speech-to-speech call's caller", () => {
   it('speech over the agent for barge_in_min_ms is a barge-in; speech that stops sooner is not', () => {
@@ -116,6 +75,16 @@ describe("a speech-to-speech call's caller", () => {
     assert.equal(rig.caller.takeTurnEnd(), 5400);
     assert.equal(rig.caller.takeTurnEnd(), null);
     assert.equal(rig.caller.event({ type: 'response_started', responseId: 'r1' }), false);
+  });
+
+  it('a final transcript within barge_in_min_ms ends the speech: no barge-in after it', () => {
+    const rig = modelRig();
+    rig.setSpeaking(true);
+    rig.caller.event({ type: 'speech_started', audioMs: 0 });
+    rig.clock.advanceTo(5100);
+    rig.caller.event({ type: 'user_transcript', itemId: 'u1', text: 'ok', final: true });
+    rig.clock.advanceTo(5400);
+    assert.deepEqual(rig.log.signals, []);
   });
 
   it('the end cancels a barge-in pending', () => {

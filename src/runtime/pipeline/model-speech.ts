@@ -51,12 +51,13 @@ function joined(carry: AgentAudio, next: AgentAudio): AgentAudio {
 
 /** Queues the response's audio; its first frame's time is the turn's latency mark. */
 function play(shell: CallShell, current: Speaking, audio: AgentAudio) {
-  if (current.firstFrameAt === null && current.segments.length === 0) {
+  // Asked once, with the response's first audio: the next frame written is its first.
+  if (current.segments.length === 0) {
     void shell.speaker.nextFrame().then((at) => {
-      if (current.firstFrameAt === null) current.firstFrameAt = at;
+      current.firstFrameAt = at;
     });
   }
-  const segment = shell.speaker.enqueue('', audio);
+  const segment = shell.speaker.enqueue(audio);
   if (!segment) return shell.overflow('the agent reply exceeded the audio bound');
   current.segments.push(segment);
 }

@@ -53,8 +53,8 @@ async function runFunction(shell: CallShell, toolbox: AgentToolbox, event: Extra
   return { output: result.output, after };
 }
 
-/** The caller said one of the agent's end-call phrases. */
-const saidGoodbye = (agent: CallShell['agent'], text: string) => agent.end_call_phrases.some((p) => p.trim() !== '' && hasPhrase(text, p));
+/** The caller said one of the agent's end-call phrases (a blank phrase is none: `hasPhrase`). */
+const saidGoodbye = (agent: CallShell['agent'], text: string) => agent.end_call_phrases.some((p) => hasPhrase(text, p));
 
 /** Where the model's events go: the caller's to turn-taking and recognition, the responses' to speech, the rest here. */
 interface ModelEventRoutes {

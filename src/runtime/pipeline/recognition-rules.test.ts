@@ -5,8 +5,9 @@ import type { MediaStream } from '../../ports/media.ts';
 import type { SpeechToText } from '../../ports/stt.ts';
 import type { CallMedia } from '../../ports/telephony.ts';
 import type { Heard } from '../agent-turn.ts';
-import { manualClock } from '../test-helpers.ts';
-import { NO_TRACE, turnTrace } from '../tracing.ts';
+import type { CallAgent } from '../call-agent.ts';
+import { manualClock, recordingSpan } from '../test-helpers.ts';
+import { NO_TRACE, type TraceSpan, turnTrace } from '../tracing.ts';
 import { type CallSignal, createCallPipeline, REPEAT_PROMPT } from './call-pipeline.ts';
 import type { CallerSpan, EngineResponse } from './engine-response.ts';
 import { recognitionStage } from './recognition.ts';
@@ -18,15 +19,26 @@ import type { SpeechStage } from './speech.ts';
 // message being left, or speech the agent talked through; a failing recogniser told, and the repeat
 // prompt said when the agent is silent; an interim result cutting the agent.
 
-function recognitionRig(options: { stt?: (audio: Int16Array) => Promise<string> } = {}) {
+interface RecognitionRigOptions {
+  stt?: (audio: Int16Array) => Promise<string>;
+  /** A recogniser whose requests stand alone, asked early at STT_EARLY_TRANSCRIPT_MS. */
+  earlyTranscriptMs?: number;
+  agent?: Partial<CallAgent>;
+  /** The caller's turn's span (none unless given). */
+  trace?: TraceSpan;
+}
+
+function recognitionRig(options: RecognitionRigOptions = {}) {
   const clock = manualClock();
   clock.advanceTo(10_000);
-  const log = { answered: [] as Array<[string, CallerSpan, number, Heard]>, said: [] as string[], errors: [] as Array<[string, string]>, signals: [] as CallSignal[], asked: 0 };
+  const log = { answered: [] as Array<[string, CallerSpan, number, Heard]>, said: [] as string[], errors: [] as Array<[string, string]>, signals: [] as CallSignal[], asked: 0, requests: [] as AbortSignal[], prompts: [] as string[] };
   const stream: MediaStream = { onFrame: () => undefined, onMark: () => undefined, onClose: () => undefined, send: () => true, mark: () => undefined, clear: () => undefined, close: () => undefined };
   const media: CallMedia = { stream, answeredBy: 'human', transfer: async () => undefined, hangup: async () => undefined };
   const stt: SpeechToText = {
-    transcribe: async (audio) => {
+    stateless: options.earlyTranscriptMs !== undefined,
+    transcribe: async (audio, request) => {
       log.asked++;
+      if (request.signal) log.requests.push(request.signal);
       return options.stt ? options.stt(audio) : 'words';
     },
   };
@@ -41,10 +53,11 @@ function recognitionRig(options: { stt?: (audio: Int16Array) => Promise<string> 
   let interim: (text: string) => void = () => undefined;
   let recognition!: ReturnType<typeof recognitionStage>;
   const pipeline = createCallPipeline(
-    { clock, media, agent: bistroAgent({ max_duration_seconds: 600 }), observer: { transcript: () => undefined, transfer: () => undefined, error: (code, message) => void log.errors.push([code, message]) } },
+    { clock, media, agent: bistroAgent({ max_duration_seconds: 600, ...options.agent }), observer: { transcript: () => undefined, transfer: () => undefined, error: (code, message) => void log.errors.push([code, message]) } },
     (shell) => {
       recognition = recognitionStage(shell, {
         stt,
+        earlyTranscriptMs: options.earlyTranscriptMs,
         speech,
         response,
         interims: {
@@ -52,9 +65,9 @@ function recognitionRig(options: { stt?: (audio: Int16Array) => Promise<string> 
             interim = listener;
           },
         },
-        traceCallerTurn: (startMs) => turnTrace(NO_TRACE, 1, startMs, 'caller'),
+        traceCallerTurn: (startMs) => turnTrace(options.trace ?? NO_TRACE, 1, startMs, 'caller'),
       });
-      return { stages: [recognition.stage, { signal: (s) => void log.signals.push(s) }], start: () => undefined, say: () => undefined, typed: () => undefined, busy: () => false };
+      return { stages: [recognition.stage, { signal: (s) => void log.signals.push(s) }], start: () => undefined, say: (text) => void log.prompts.push(text), typed: () => undefined, busy: () => false };
     },
   );
   pipeline.run();
@@ -64,6 +77,8 @@ function recognitionRig(options: { stt?: (audio: Int16Array) => Promise<string> 
     log,
     pipeline,
     utterance,
+    /** The caller paused (the turn detector's early-transcription hook): what they said so far. */
+    paused: () => recognition.pause?.onPause(new Int16Array(320)),
     interim: (text: string) => interim(text),
     setAgentTalking(value: boolean) {
       agentTalking = value;
@@ -84,11 +99,26 @@ describe('the recognition stage', () => {
     assert.deepEqual(rig.log.answered, [['a table for two', { start_ms: 1000, end_ms: 1600 }, 12_000, { stt_ms: 180, stt_wait_ms: 180 }]]);
   });
 
-  it('an empty transcript is no turn', async () => {
-    const rig = recognitionRig({ stt: async () => '   ' });
+  it('an empty transcript is no turn; the silence it broke counts again, unless the agent talks or a machine is answered', async () => {
+    const rig = recognitionRig({ stt: async () => '   ', agent: { silence_timeout_seconds: 5 } });
+    rig.pipeline.shell.callerActive();
     await rig.utterance(10_000, 10_400);
     assert.deepEqual(rig.log.answered, []);
     assert.deepEqual(rig.log.said, []);
+    rig.clock.advanceTo(15_000);
+    assert.deepEqual(rig.log.prompts, ['Are you still there?'], 'a cough does not hold the call open');
+
+    for (const [talking, machine] of [
+      [true, false],
+      [false, true],
+    ] as const) {
+      const other = recognitionRig({ stt: async () => '', agent: { silence_timeout_seconds: 5 } });
+      other.setAgentTalking(talking);
+      if (machine) other.pipeline.shell.awaitMachineGreeting();
+      await other.utterance(10_000, 10_400);
+      other.clock.advanceTo(20_000);
+      assert.deepEqual(other.log.prompts, [], JSON.stringify({ talking, machine }));
+    }
   });
 
   it('no turn, and no recogniser asked, for speech the agent talked through, while a message is left, or after the end', async () => {
@@ -149,5 +179,65 @@ describe('the recognition stage', () => {
     assert.deepEqual(rig.log.signals, []);
     rig.interim('wait');
     assert.deepEqual(rig.log.signals, [{ type: 'barge_in' }]);
+  });
+
+  it('the early request goes out at a pause only when the words can be a turn: the agent silent, or a machine greeting awaited', () => {
+    const rig = recognitionRig({ earlyTranscriptMs: 200, agent: { turn_end_silence_ms: 800 } });
+    rig.paused();
+    assert.equal(rig.log.asked, 1, 'the agent is silent');
+    rig.setAgentTalking(true);
+    rig.paused();
+    assert.equal(rig.log.asked, 1, 'words under the agent are no turn');
+    rig.pipeline.shell.awaitMachineGreeting();
+    rig.paused();
+    assert.equal(rig.log.asked, 2, "a machine's greeting is heard though the agent talks");
+  });
+
+  it('the end cancels the early request in flight; a barge-in does not', () => {
+    const rig = recognitionRig({ stt: () => new Promise<string>(() => undefined), earlyTranscriptMs: 200, agent: { turn_end_silence_ms: 800 } });
+    rig.paused();
+    rig.pipeline.shell.signal({ type: 'barge_in' });
+    assert.deepEqual(rig.log.requests.map((r) => r.aborted), [false]);
+    rig.pipeline.end('api_hangup');
+    assert.deepEqual(rig.log.requests.map((r) => r.aborted), [true]);
+  });
+
+  it('no turn while the message is left, even between its sentences', async () => {
+    const rig = recognitionRig({ agent: { voicemail: { action: 'leave_message', message: 'Please call back.' } } });
+    rig.pipeline.shell.leaveVoicemail();
+    assert.equal(rig.pipeline.ended, false);
+    await rig.utterance(10_000, 10_200);
+    assert.deepEqual([rig.log.asked, rig.log.answered.length], [0, 0]);
+  });
+
+  it("the caller's turn is traced: the detector's end of turn, the recogniser's stage, a failure", async () => {
+    const { span, record } = recordingSpan();
+    const rig = recognitionRig({
+      trace: span,
+      stt: async () => {
+        rig.clock.advanceTo(rig.clock.now() + 150);
+        return 'a table';
+      },
+    });
+    rig.clock.advanceTo(10_500);
+    await rig.utterance(10_000, 10_300);
+    const [turn] = record.children;
+    assert.deepEqual(
+      turn.children.map((c) => [c.name, c.start, c.attributes, c.ends]),
+      [
+        ['vad.end_of_turn', 10_300, { duration_ms: 200 }, [10_500]],
+        ['stt', 10_500, { stt_ms: 150, empty: false, duration_ms: 150 }, [10_650]],
+      ],
+    );
+
+    const failed = recordingSpan();
+    const down = recognitionRig({
+      trace: failed.span,
+      stt: async () => {
+        throw new Error('down');
+      },
+    });
+    await down.utterance(10_000, 10_300);
+    assert.deepEqual([failed.record.children[0].failed, failed.record.children[0].ends], [['stt_failed'], [10_000]]);
   });
 });

@@ -66,7 +66,13 @@ export function recognitionStage(shell: CallShell, deps: RecognitionDeps) {
     }
     // stt_wait_ms: what the turn waited for its words (less than the recogniser's time when asked early).
     const heard = { stt_ms: sttMs, stt_wait_ms: Math.round(clock.now() - turnEndAt) };
-    if (shell.ended || !text) return trace.end(clock.now());
+    if (shell.ended || !text) {
+      trace.end(clock.now());
+      // Speech without words (a cough, a noise) is no turn: the silence it broke counts again
+      // (not while a machine's greeting is awaited; the timer stands aside while the agent talks).
+      if (shell.voicemail === 'none') void shell.proceed(null);
+      return;
+    }
     await deps.response.answer(text, { start_ms: since(heardUtterance.startMs), end_ms: since(heardUtterance.endMs) }, turnEndAt, heard, trace);
   }
 

@@ -1,50 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bistroAgent } from '../../../test/support/bistro-agent.ts';
-import { FRAME_SAMPLES } from '../../platform/audio/frames.ts';
-import type { CallMedia } from '../../ports/telephony.ts';
-import type { TextToSpeech } from '../../ports/tts.ts';
-import { countingStream, manualClock, stepTo } from '../test-helpers.ts';
 import { NO_TRACE, turnTrace } from '../tracing.ts';
-import { createCallPipeline } from './call-pipeline.ts';
-import { type SpeechStage, speechStage } from './speech.ts';
+import { speechRig, WORD_FRAMES } from './test-helpers.ts';
 
 // The cascade's speech stage in the real call shell, with a text-to-speech stub whose audio is 100 ms
 // (five frames) a word, on a clock moved by hand: the sentences synthesised in order in the agent's
 // voice, the turn's transcript entry once played out (its latency from the caller's turn end to
 // the first frame, its timings), the mark, what follows; a barge-in keeping the words heard; a
 // machine, a transfer or the end stopping the turn unheard; a failing synthesis told.
-
-const WORD_FRAMES = 5;
-
-function speechRig(options: { failOn?: string } = {}) {
-  const clock = manualClock();
-  const { stream, played } = countingStream();
-  const log = Object.assign(played, { synthesized: [] as Array<[string, string]>, errors: [] as Array<[string, string]>, hangups: [] as string[] });
-  const media: CallMedia = { stream, answeredBy: 'human', transfer: async () => undefined, hangup: async (reason) => void log.hangups.push(String(reason)) };
-  const tts: TextToSpeech = {
-    async *synthesize(text, voice, synthOptions) {
-      log.synthesized.push([text, voice]);
-      if (options.failOn && text.includes(options.failOn)) throw new Error('voice service down');
-      const words = text.split(/\s+/).filter(Boolean).length;
-      for (let i = 0; i < words; i++) {
-        if (synthOptions?.signal?.aborted) return;
-        yield new Int16Array(FRAME_SAMPLES * WORD_FRAMES).fill(500);
-      }
-    },
-  };
-  let stage!: SpeechStage;
-  const pipeline = createCallPipeline(
-    { clock, media, agent: bistroAgent({ voice: 'builtin-ava', max_duration_seconds: 600 }), observer: { transcript: () => undefined, transfer: () => undefined, error: (code, message) => void log.errors.push([code, message]) } },
-    (shell) => {
-      stage = speechStage(shell, { tts, traceAgentTurn: () => turnTrace(NO_TRACE, 1, clock.now(), 'agent') });
-      return { stages: [stage], start: () => undefined, say: (text, after) => stage.say(text, after), typed: () => undefined, busy: () => stage.current !== null };
-    },
-  );
-  const outcome = pipeline.run();
-  const playTo = (ms: number) => stepTo(clock, ms);
-  return { clock, log, pipeline, outcome, playTo, stage: () => stage, shell: () => pipeline.shell };
-}
 
 const trace = () => turnTrace(NO_TRACE, 1, 0, 'caller');
 

@@ -50,7 +50,7 @@ async function synthesizePending(shell: CallShell, tts: TextToSpeech, current: A
       for await (const pcm of tts.synthesize(sentence, shell.agent.voice, { signal: current.controller.signal })) {
         if (!live()) return;
         firstAudio(shell, current, askedAt);
-        const segment = shell.speaker.enqueue(sentence, pcm);
+        const segment = shell.speaker.enqueue(pcm);
         if (!segment) return shell.overflow('the agent reply exceeded the audio bound');
         if (spoken.segments.push(segment) === 1) current.sentences.push(spoken);
       }
@@ -59,6 +59,8 @@ async function synthesizePending(shell: CallShell, tts: TextToSpeech, current: A
     if (!live()) return;
     shell.observer.error('tts_failed', error instanceof Error ? error.message : String(error));
     current.trace.fail('tts_failed');
+    // The voice failed: the sentences after it go unsaid, and the turn ends with what was said.
+    current.pending.length = 0;
   }
 }
 
@@ -86,7 +88,10 @@ export function speechStage(shell: CallShell, deps: SpeechStageDeps) {
     } finally {
       current.synthesizing = false;
     }
-    if (turn === current && current.generated && current.pending.length === 0) void completeTurn(current);
+    if (turn !== current) return;
+    // A sentence that came while the last synthesis was finishing is said too.
+    if (current.pending.length > 0) return void synthesize(current);
+    if (current.generated) void completeTurn(current);
   }
 
   /** Once the reply is generated, synthesised and played out: the transcript entry, then what follows. */
