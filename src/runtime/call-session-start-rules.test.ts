@@ -163,8 +163,11 @@ describe('a cascade call: typed turns', () => {
     await settle();
     assert.equal(firm.log.asked[0]?.userText, 'a table for two');
     assert.deepEqual(
-      record.children.map((turn) => turn.attributes['turn.kind']),
-      ['agent', 'typed'],
+      record.children.map((turn) => [turn.attributes['turn.index'], turn.attributes['turn.kind']]),
+      [
+        [1, 'agent'],
+        [2, 'typed'],
+      ],
     );
     firm.session.end('api_hangup');
   });

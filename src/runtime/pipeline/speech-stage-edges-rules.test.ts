@@ -54,13 +54,15 @@ describe('the speech stage, at its edges', () => {
     assert.equal(rig.shell().transcript[0].text, 'Let me see.');
   });
 
-  it('a reply with no words writes no entry and no mark, and what follows it follows', async () => {
+  it('a reply with no words writes no entry and no mark, its span no latency, and what follows it follows', async () => {
     const rig = speechRig();
-    const turn = rig.stage().begin(0, heard, untraced());
+    const { span, record } = recordingSpan();
+    const turn = rig.stage().begin(0, heard, turnTrace(span, 1, 0, 'caller'));
     turn.after = { kind: 'end', reason: 'agent_end_call' };
     rig.stage().generated(turn);
     const ended = await rig.outcome;
     assert.deepEqual([ended.endReason, ended.transcript, rig.log.marks], ['agent_end_call', [], []]);
+    assert.deepEqual([record.children[0].ends.length, 'latency_ms' in record.children[0].attributes], [1, false]);
   });
 
   it('audio the voice gives after the turn was cut is not played, and its failure then is not told', async () => {
