@@ -56,6 +56,23 @@ function responseRig(script: Script, agent: Partial<CallAgent> = {}) {
   return { clock, log, pipeline, outcome, answer, playTo, speech: () => speech };
 }
 
+/** A rig whose engine holds the turn "first" until `release()`, then streams a stale word and answers `late()`; any other turn at once. */
+function overtakingRig(late: () => Partial<RespondResult>) {
+  let release: () => void = () => undefined;
+  const rig = responseRig(async (input) => {
+    if (input.userText === 'first') {
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      input.onReplyDelta?.('Stale words.');
+      return late();
+    }
+    input.onReplyDelta?.('Fresh words.');
+    return {};
+  });
+  return { rig, release: () => release() };
+}
+
 describe('the response stage', () => {
   it("records the caller's turn, asks the engine with the history before it, and says the streamed reply", async () => {
     const rig = responseRig(async (input) => {
@@ -117,17 +134,8 @@ describe('the response stage', () => {
   });
 
   it('a reply overtaken by a newer turn, or by the end, is dropped: neither said nor failed', async () => {
-    let release: () => void = () => undefined;
-    const rig = responseRig(async (input) => {
-      if (input.userText === 'first') {
-        await new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        input.onReplyDelta?.('Stale words.');
-        throw new Error('late failure');
-      }
-      input.onReplyDelta?.('Fresh words.');
-      return {};
+    const { rig, release } = overtakingRig(() => {
+      throw new Error('late failure');
     });
     const first = rig.answer('first', 500);
     await settle();
@@ -172,18 +180,7 @@ describe('the response stage', () => {
   });
 
   it("a turn overtaken adds nothing to its trace (no first token, no tool); a failed reply's turn is marked llm_failed", async () => {
-    let release: () => void = () => undefined;
-    const rig = responseRig(async (input) => {
-      if (input.userText === 'first') {
-        await new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        input.onReplyDelta?.('Stale words.');
-        return { actions: [{ type: 'function_call', name: 'lookup', arguments: {}, result: { status: 200, body: 'ok', duration_ms: 5 } }] };
-      }
-      input.onReplyDelta?.('Fresh words.');
-      return {};
-    });
+    const { rig, release } = overtakingRig(() => ({ actions: [{ type: 'function_call', name: 'lookup', arguments: {}, result: { status: 200, body: 'ok', duration_ms: 5 } }] }));
     const stale = recordingSpan();
     const first = rig.answer('first', 500, stale.span);
     await settle();
