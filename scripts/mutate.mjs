@@ -200,6 +200,9 @@ const FOLDERS = {
   'auth/tokens': { dir: 'src/platform/auth', only: ['jwt.ts', 'passwords.ts', 'api-key-format.ts', 'access.ts', 'gate.ts'], tests: AUTH_TESTS, part: true },
   'auth/authenticate': { dir: 'src/platform/auth', only: ['authenticate.ts', 'api-key-usage.ts'], tests: AUTH_TESTS, part: true },
   'auth/gate-cache': { dir: 'src/platform/auth', only: ['gate-cache.ts', 'gate-bus.ts'], tests: AUTH_TESTS, part: true },
+  // gate-bus.ts alone: its LISTEN/NOTIFY path runs on PostgreSQL only (TEST_DATABASE_URL, a database
+  // of its own, MUTATE_CONCURRENCY=1, MUTATE_INCREMENTAL=0; docs/testing.md).
+  'auth/gate-bus': { dir: 'src/platform/auth', only: ['gate-bus.ts'], tests: AUTH_TESTS, part: true },
   // The runtime in four parts, each for one sitting (the whole folder: ~1,565 mutants).
   // The clocks, the frame pacer, the timed ports and the call's trace.
   // Its fast files only (seconds each), the call's trace last (test/tracing.test.ts, 15 s).
