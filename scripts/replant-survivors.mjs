@@ -43,13 +43,22 @@ function offsetOf(text, { line, column }) {
 
 let planted = null;
 let running = null;
+/** Kills the test run and the per-file processes `node --test` started (its own process group): a mutant that loops forever would outlive its parent. */
+const stopRunning = () => {
+  if (!running) return;
+  try {
+    process.kill(-running.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+};
 const restore = () => {
   if (planted) fs.writeFileSync(planted.file, planted.text);
   planted = null;
 };
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
-    running?.kill('SIGKILL');
+    stopRunning();
     restore();
     process.exit(130);
   });
@@ -58,8 +67,8 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 /** Runs the test files; resolves with whether they failed (or ran past the timeout). */
 function testsFail() {
   return new Promise((resolve) => {
-    running = spawn(process.execPath, ['--import', 'tsx', '--no-warnings=ExperimentalWarning', '--test', '--test-concurrency=2', '--test-reporter=dot', ...tests], { cwd: root, stdio: 'ignore' });
-    const timer = setTimeout(() => running?.kill('SIGKILL'), timeoutMs);
+    running = spawn(process.execPath, ['--import', 'tsx', '--no-warnings=ExperimentalWarning', '--test', '--test-concurrency=2', '--test-reporter=dot', ...tests], { cwd: root, stdio: 'ignore', detached: true });
+    const timer = setTimeout(stopRunning, timeoutMs);
     running.on('exit', (code) => {
       clearTimeout(timer);
       running = null;
