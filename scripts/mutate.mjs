@@ -30,6 +30,8 @@ const AUTH_TESTS = [
   'src/platform/auth/jwt-secret.test.ts',
   'src/platform/auth/jwt-signer.test.ts',
   'src/platform/auth/gate-cache-rules.test.ts',
+  // The bus's NOTIFY protocol against a peer played by hand: PostgreSQL only (auth/gate-bus).
+  'src/platform/auth/gate-bus-rules.test.ts',
   'src/platform/auth/gate.test.ts',
   'src/platform/auth/jwt.test.ts',
   'src/platform/auth/gate-cache.test.ts',
@@ -199,9 +201,11 @@ const FOLDERS = {
   // mutants, runs its seven files up to 90 s a mutant: some 3 h at concurrency 2 on two cores).
   'auth/tokens': { dir: 'src/platform/auth', only: ['jwt.ts', 'passwords.ts', 'api-key-format.ts', 'access.ts', 'gate.ts'], tests: AUTH_TESTS, part: true },
   'auth/authenticate': { dir: 'src/platform/auth', only: ['authenticate.ts', 'api-key-usage.ts'], tests: AUTH_TESTS, part: true },
-  'auth/gate-cache': { dir: 'src/platform/auth', only: ['gate-cache.ts', 'gate-bus.ts'], tests: AUTH_TESTS, part: true },
+  // The gate's cache of keys, members and workspaces (PGlite is enough: its rules are in-process).
+  'auth/gate-cache': { dir: 'src/platform/auth', only: ['gate-cache.ts'], tests: AUTH_TESTS, part: true },
   // gate-bus.ts alone: its LISTEN/NOTIFY path runs on PostgreSQL only (TEST_DATABASE_URL, a database
-  // of its own, MUTATE_CONCURRENCY=1, MUTATE_INCREMENTAL=0; docs/testing.md).
+  // of its own, MUTATE_CONCURRENCY=1, MUTATE_INCREMENTAL=0, MUTATE_TESTS=the four gate files;
+  // docs/testing.md).
   'auth/gate-bus': { dir: 'src/platform/auth', only: ['gate-bus.ts'], tests: AUTH_TESTS, part: true },
   // The runtime in four parts, each for one sitting (the whole folder: ~1,565 mutants).
   // The clocks, the frame pacer, the timed ports and the call's trace.
