@@ -4,8 +4,7 @@ import { describe, it, type TestContext } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
 import pino from 'pino';
-import { closeAtEnd } from '../../../test/support/cleanup.ts';
-import { otherHandle, testDatabase, usingPostgres } from '../../../test/support/database.ts';
+import { testDatabase, usingPostgres } from '../../../test/support/database.ts';
 import { dropSchemaLater } from '../../../test/support/schemas.ts';
 import { type DatabaseHandle, openDatabase } from '../db/database.ts';
 import { joinGateBus } from './gate-bus.ts';
@@ -17,6 +16,14 @@ import type { GateEvent, InvalidatedCache } from './gate-cache.ts';
 
 const postgresOnly = { skip: !usingPostgres() && 'PostgreSQL only (TEST_DATABASE_URL)' } as const;
 const KEY: GateEvent = { kind: 'key', id: 'key_bus_rules' };
+
+/**
+ * How long the bus waits for an acknowledgement, and a peer for a message: far longer than a
+ * NOTIFY's round trip on a loaded machine, so that only a message that never comes reaches it.
+ */
+const PATIENT_MS = 30_000;
+/** The silent-instance test's wait: it lasts this long. */
+const SILENCE_MS = 3000;
 
 type Message = { t: string; i: string; n?: string; e?: GateEvent[] };
 
@@ -72,7 +79,7 @@ async function peerOn(t: TestContext, channel?: string, id = 'feedbeeffeedbeef')
       const seen = heard.find(match);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`never heard: ${what}`)), 5000);
+        const timer = setTimeout(() => reject(new Error(`never heard: ${what}`)), PATIENT_MS);
         waiting.push({
           match,
           resolve: (m) => {
@@ -86,22 +93,33 @@ async function peerOn(t: TestContext, channel?: string, id = 'feedbeeffeedbeef')
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + PATIENT_MS;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
+/**
+ * Another instance's handle on this file's schema (a pool of its own, so a bus of its own),
+ * closed by whoever opened it: every test holds its connections only while it runs.
+ */
+async function instanceHandle(): Promise<DatabaseHandle> {
+  return openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL as string, schema: (await testDatabase()).schema, poolSize: 2 });
+}
+
 /** A bus of its own: each handle (its own pool and LISTEN connection) has one. */
-async function busOn(t: TestContext, handle?: DatabaseHandle) {
-  const database = handle ?? (await otherHandle());
+async function busOn(t: TestContext, handle?: DatabaseHandle, ackTimeoutMs = PATIENT_MS) {
+  const database = handle ?? (await instanceHandle());
   const { cache, applied, cleared } = recordingCache();
   const { logger, warnings } = recordingLogger();
-  const joined = joinGateBus(database, cache, logger);
-  t.after(() => joined.leave());
+  const joined = joinGateBus(database, cache, logger, { ackTimeoutMs });
+  t.after(async () => {
+    await joined.leave();
+    if (!handle) await database.close();
+  });
   await joined.started;
-  await joined.bus.ready(3000);
+  await joined.bus.ready(PATIENT_MS);
   return { ...joined, applied, cleared, warnings };
 }
 
@@ -198,7 +216,7 @@ describe('the gate bus on its NOTIFY channel', postgresOnly, () => {
 
   it('an instance that does not acknowledge in time is warned of and forgotten: the next publication waits for nobody', async (t) => {
     const peer = await peerOn(t);
-    const bus = await busOn(t);
+    const bus = await busOn(t, undefined, SILENCE_MS);
     await peer.send({ t: 'here', i: peer.id });
     await peer.send({ t: 'here', i: 'a-prompt-one' });
     const publishing = bus.bus.publish([KEY]);
@@ -270,44 +288,54 @@ describe('the gate bus on its NOTIFY channel', postgresOnly, () => {
     ];
     for (const [schema, channel] of cases) {
       const database = await openDatabase({ databaseUrl: url, schema, poolSize: 2 });
-      // After the file, when its bus has left (t.after) and given the LISTEN connection back.
-      closeAtEnd(async () => {
+      try {
+        const peer = await peerOn(t, channel);
+        const joined = joinGateBus(database, recordingCache().cache, recordingLogger().logger);
+        try {
+          await peer.next((m) => m.t === 'hello', `the hello on ${channel}`);
+          await joined.bus.ready(PATIENT_MS);
+          assert.equal(joined.bus.trusted, true, channel);
+        } finally {
+          await joined.leave();
+        }
+      } finally {
         await database.close();
         if (schema) await dropSchemaLater(url, schema);
-      });
-      const peer = await peerOn(t, channel);
-      const bus = await busOn(t, database);
-      await peer.next((m) => m.t === 'hello', `the hello on ${channel}`);
-      assert.equal(bus.bus.trusted, true, channel);
+      }
     }
   });
 
   it('trusts itself only once its own hello is back, not as soon as it listens', async (t) => {
-    const database = await openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL as string, schema: (await testDatabase()).schema, poolSize: 2 });
-    closeAtEnd(() => database.close());
+    const database = await instanceHandle();
     const pool = database.pool as pg.Pool;
     const held = await pool.connect();
     const { cache } = recordingCache();
     const joined = joinGateBus(database, cache, recordingLogger().logger);
-    t.after(() => joined.leave());
+    t.after(async () => {
+      await joined.leave();
+      await database.close();
+    });
     // The LISTEN connection takes the pool's other connection: the hello waits for one.
     await joined.started;
     await until(() => pool.waitingCount === 1, 'the hello waiting for a connection');
-    assert.equal(joined.bus.trusted, false, 'listening, but its hello is not back');
+    const trustedMeanwhile = joined.bus.trusted;
     held.release();
-    await joined.bus.ready(3000);
+    assert.equal(trustedMeanwhile, false, 'listening, but its hello is not back');
+    await joined.bus.ready(PATIENT_MS);
     assert.equal(joined.bus.trusted, true);
   });
 
   it('after losing its connection, trusts itself again only once its new hello is back', async (t) => {
-    const database = await openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL as string, schema: (await testDatabase()).schema, poolSize: 2 });
-    closeAtEnd(() => database.close());
+    const database = await instanceHandle();
     const pool = database.pool as pg.Pool;
     const { cache } = recordingCache();
     const joined = joinGateBus(database, cache, recordingLogger().logger);
-    t.after(() => joined.leave());
+    t.after(async () => {
+      await joined.leave();
+      await database.close();
+    });
     await joined.started;
-    await joined.bus.ready(3000);
+    await joined.bus.ready(PATIENT_MS);
     // Both connections held: the LISTEN again waits for one, then its hello for the other.
     const first = await pool.connect();
     const [{ pid }] = (await first.query<{ pid: number }>('select pid from pg_stat_activity where query = $1', [`LISTEN auth_gate_${database.schema}`])).rows;
@@ -316,9 +344,10 @@ describe('the gate bus on its NOTIFY channel', postgresOnly, () => {
     const second = await pool.connect();
     first.release();
     await until(() => pool.waitingCount === 1, 'the new hello waiting for a connection');
-    assert.equal(joined.bus.trusted, false, 'listening again, but its new hello is not back');
+    const trustedMeanwhile = joined.bus.trusted;
     second.release();
-    await joined.bus.ready(3000);
+    assert.equal(trustedMeanwhile, false, 'listening again, but its new hello is not back');
+    await joined.bus.ready(PATIENT_MS);
     assert.equal(joined.bus.trusted, true);
   });
 
@@ -336,11 +365,14 @@ describe('the gate bus on its NOTIFY channel', postgresOnly, () => {
 
   it('publishing before it listens tells the others without waiting for them', async (t) => {
     const peer = await peerOn(t);
-    const database = await otherHandle();
+    const database = await instanceHandle();
     const { cache, applied } = recordingCache();
     const { logger, warnings } = recordingLogger();
     const joined = joinGateBus(database, cache, logger);
-    t.after(() => joined.leave());
+    t.after(async () => {
+      await joined.leave();
+      await database.close();
+    });
     const huge: GateEvent = { kind: 'key', id: 'k'.repeat(9000) };
     // Both before its connection listens (it is being set up).
     await Promise.all([joined.bus.publish([KEY]), joined.bus.publish([huge])]);

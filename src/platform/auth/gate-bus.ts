@@ -41,7 +41,7 @@ function channelFor(database: DatabaseHandle): string {
   return `auth_gate${suffix ? `_${suffix}` : ''}`.slice(0, 63);
 }
 
-function createGateBus(database: DatabaseHandle, logger: FastifyBaseLogger) {
+function createGateBus(database: DatabaseHandle, logger: FastifyBaseLogger, ackTimeoutMs: number) {
   const caches = new Set<InvalidatedCache>();
   const instance = randomBytes(8).toString('hex');
   const peers = new Set<string>();
@@ -145,7 +145,7 @@ function createGateBus(database: DatabaseHandle, logger: FastifyBaseLogger) {
     let timer: NodeJS.Timeout | undefined;
     const finished = new Promise<boolean>((resolve) => {
       publications.set(nonce, { waiting: null, acked: new Set(), done: () => resolve(true) });
-      timer = setTimeout(() => resolve(false), ACK_TIMEOUT_MS);
+      timer = setTimeout(() => resolve(false), ackTimeoutMs);
     });
     try {
       try {
@@ -213,11 +213,12 @@ const buses = new WeakMap<DatabaseHandle, { bus: GateBus; started: Promise<void>
 /**
  * Joins `cache` to the bus of its database handle (started with its first cache). Returns the
  * bus and a leave function (the bus stops, giving its connection back, with its last cache).
+ * `ackTimeoutMs` (how long a publication waits for the other instances) is the first joiner's.
  */
-export function joinGateBus(database: DatabaseHandle, cache: InvalidatedCache, logger: FastifyBaseLogger) {
+export function joinGateBus(database: DatabaseHandle, cache: InvalidatedCache, logger: FastifyBaseLogger, options: { ackTimeoutMs?: number } = {}) {
   let shared = buses.get(database);
   if (!shared) {
-    const bus = createGateBus(database, logger);
+    const bus = createGateBus(database, logger, options.ackTimeoutMs ?? ACK_TIMEOUT_MS);
     shared = { bus, started: bus.start(), users: 0 };
     buses.set(database, shared);
   }
