@@ -108,6 +108,19 @@ async function instanceHandle(): Promise<DatabaseHandle> {
   return openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL as string, schema: (await testDatabase()).schema, poolSize: 2 });
 }
 
+/** A bus joined on an instance handle of its own, left and closed after the test (nothing awaited). */
+async function joinedOn(t: TestContext) {
+  const database = await instanceHandle();
+  const { cache, applied } = recordingCache();
+  const { logger, warnings } = recordingLogger();
+  const joined = joinGateBus(database, cache, logger);
+  t.after(async () => {
+    await joined.leave();
+    await database.close();
+  });
+  return { joined, pool: database.pool as pg.Pool, schema: database.schema, applied, warnings };
+}
+
 /** A bus of its own: each handle (its own pool and LISTEN connection) has one. */
 async function busOn(t: TestContext, handle?: DatabaseHandle, ackTimeoutMs = PATIENT_MS) {
   const database = handle ?? (await instanceHandle());
@@ -309,8 +322,7 @@ describe('the gate bus on its NOTIFY channel', postgresOnly, () => {
     const database = await instanceHandle();
     const pool = database.pool as pg.Pool;
     const held = await pool.connect();
-    const { cache } = recordingCache();
-    const joined = joinGateBus(database, cache, recordingLogger().logger);
+    const joined = joinGateBus(database, recordingCache().cache, recordingLogger().logger);
     t.after(async () => {
       await joined.leave();
       await database.close();
@@ -326,19 +338,12 @@ describe('the gate bus on its NOTIFY channel', postgresOnly, () => {
   });
 
   it('after losing its connection, trusts itself again only once its new hello is back', async (t) => {
-    const database = await instanceHandle();
-    const pool = database.pool as pg.Pool;
-    const { cache } = recordingCache();
-    const joined = joinGateBus(database, cache, recordingLogger().logger);
-    t.after(async () => {
-      await joined.leave();
-      await database.close();
-    });
+    const { joined, pool, schema } = await joinedOn(t);
     await joined.started;
     await joined.bus.ready(PATIENT_MS);
     // Both connections held: the LISTEN again waits for one, then its hello for the other.
     const first = await pool.connect();
-    const [{ pid }] = (await first.query<{ pid: number }>('select pid from pg_stat_activity where query = $1', [`LISTEN auth_gate_${database.schema}`])).rows;
+    const [{ pid }] = (await first.query<{ pid: number }>('select pid from pg_stat_activity where query = $1', [`LISTEN auth_gate_${schema}`])).rows;
     await first.query('select pg_terminate_backend($1)', [pid]);
     await until(() => !joined.bus.trusted, 'the loss noticed');
     const second = await pool.connect();
@@ -365,14 +370,7 @@ describe('the gate bus on its NOTIFY channel', postgresOnly, () => {
 
   it('publishing before it listens tells the others without waiting for them', async (t) => {
     const peer = await peerOn(t);
-    const database = await instanceHandle();
-    const { cache, applied } = recordingCache();
-    const { logger, warnings } = recordingLogger();
-    const joined = joinGateBus(database, cache, logger);
-    t.after(async () => {
-      await joined.leave();
-      await database.close();
-    });
+    const { joined, applied, warnings } = await joinedOn(t);
     const huge: GateEvent = { kind: 'key', id: 'k'.repeat(9000) };
     // Both before its connection listens (it is being set up).
     await Promise.all([joined.bus.publish([KEY]), joined.bus.publish([huge])]);
