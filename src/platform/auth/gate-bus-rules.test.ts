@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
 import pino from 'pino';
 import { testDatabase, usingPostgres } from '../../../test/support/database.ts';
+import { until } from '../../../test/support/processes.ts';
 import { dropSchemaLater } from '../../../test/support/schemas.ts';
 import { type DatabaseHandle, openDatabase } from '../db/database.ts';
 import { joinGateBus } from './gate-bus.ts';
@@ -92,14 +93,6 @@ async function peerOn(t: TestContext, channel?: string, id = 'feedbeeffeedbeef')
   };
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + PATIENT_MS;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /**
  * Another instance's handle on this file's schema (a pool of its own, so a bus of its own),
  * closed by whoever opened it: every test holds its connections only while it runs.
@@ -108,32 +101,28 @@ async function instanceHandle(): Promise<DatabaseHandle> {
   return openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL as string, schema: (await testDatabase()).schema, poolSize: 2 });
 }
 
-/** A bus joined on an instance handle of its own, left and closed after the test (nothing awaited). */
-async function joinedOn(t: TestContext) {
-  const database = await instanceHandle();
-  const { cache, applied } = recordingCache();
+/**
+ * A bus joined on a handle of its own (`database`, or a new instance handle), left and the handle
+ * closed after the test; nothing awaited.
+ */
+async function joinedOn(t: TestContext, options: { database?: DatabaseHandle; ackTimeoutMs?: number } = {}) {
+  const database = options.database ?? (await instanceHandle());
+  const { cache, applied, cleared } = recordingCache();
   const { logger, warnings } = recordingLogger();
-  const joined = joinGateBus(database, cache, logger);
+  const joined = joinGateBus(database, cache, logger, { ackTimeoutMs: options.ackTimeoutMs ?? PATIENT_MS });
   t.after(async () => {
     await joined.leave();
     await database.close();
   });
-  return { joined, pool: database.pool as pg.Pool, schema: database.schema, applied, warnings };
+  return { ...joined, pool: database.pool as pg.Pool, schema: database.schema, applied, cleared, warnings };
 }
 
-/** A bus of its own: each handle (its own pool and LISTEN connection) has one. */
-async function busOn(t: TestContext, handle?: DatabaseHandle, ackTimeoutMs = PATIENT_MS) {
-  const database = handle ?? (await instanceHandle());
-  const { cache, applied, cleared } = recordingCache();
-  const { logger, warnings } = recordingLogger();
-  const joined = joinGateBus(database, cache, logger, { ackTimeoutMs });
-  t.after(async () => {
-    await joined.leave();
-    if (!handle) await database.close();
-  });
+/** A bus of its own (each handle, with its own pool and LISTEN connection, has one), listening and trusted. */
+async function busOn(t: TestContext, ackTimeoutMs = PATIENT_MS) {
+  const joined = await joinedOn(t, { ackTimeoutMs });
   await joined.started;
   await joined.bus.ready(PATIENT_MS);
-  return { ...joined, applied, cleared, warnings };
+  return joined;
 }
 
 let probes = 0;
@@ -229,7 +218,7 @@ describe('the gate bus on its NOTIFY channel', postgresOnly, () => {
 
   it('an instance that does not acknowledge in time is warned of and forgotten: the next publication waits for nobody', async (t) => {
     const peer = await peerOn(t);
-    const bus = await busOn(t, undefined, SILENCE_MS);
+    const bus = await busOn(t, SILENCE_MS);
     await peer.send({ t: 'here', i: peer.id });
     await peer.send({ t: 'here', i: 'a-prompt-one' });
     const publishing = bus.bus.publish([KEY]);
@@ -320,16 +309,12 @@ describe('the gate bus on its NOTIFY channel', postgresOnly, () => {
 
   it('trusts itself only once its own hello is back, not as soon as it listens', async (t) => {
     const database = await instanceHandle();
-    const pool = database.pool as pg.Pool;
-    const held = await pool.connect();
-    const joined = joinGateBus(database, recordingCache().cache, recordingLogger().logger);
-    t.after(async () => {
-      await joined.leave();
-      await database.close();
-    });
+    const held = await (database.pool as pg.Pool).connect();
+    const joined = await joinedOn(t, { database });
+    const { pool } = joined;
     // The LISTEN connection takes the pool's other connection: the hello waits for one.
     await joined.started;
-    await until(() => pool.waitingCount === 1, 'the hello waiting for a connection');
+    await until('the hello waiting for a connection', async () => (pool.waitingCount === 1 ? true : undefined), PATIENT_MS);
     const trustedMeanwhile = joined.bus.trusted;
     held.release();
     assert.equal(trustedMeanwhile, false, 'listening, but its hello is not back');
@@ -338,19 +323,21 @@ describe('the gate bus on its NOTIFY channel', postgresOnly, () => {
   });
 
   it('after losing its connection, trusts itself again only once its new hello is back', async (t) => {
-    const { joined, pool, schema } = await joinedOn(t);
-    await joined.started;
-    await joined.bus.ready(PATIENT_MS);
+    const joined = await busOn(t);
+    const { pool, schema } = joined;
     // Both connections held: the LISTEN again waits for one, then its hello for the other.
     const first = await pool.connect();
     const [{ pid }] = (await first.query<{ pid: number }>('select pid from pg_stat_activity where query = $1', [`LISTEN auth_gate_${schema}`])).rows;
     await first.query('select pg_terminate_backend($1)', [pid]);
-    await until(() => !joined.bus.trusted, 'the loss noticed');
+    // Asked for at once: the pool hands over the killed connection's place when it is dropped,
+    // before the listener asks again (a second after the loss), so the listener waits for `first`.
     const second = await pool.connect();
+    const trustedAfterLoss = joined.bus.trusted;
     first.release();
-    await until(() => pool.waitingCount === 1, 'the new hello waiting for a connection');
+    await until('the new hello waiting for a connection', async () => (pool.waitingCount === 1 ? true : undefined), PATIENT_MS);
     const trustedMeanwhile = joined.bus.trusted;
     second.release();
+    assert.equal(trustedAfterLoss, false, 'the loss noticed');
     assert.equal(trustedMeanwhile, false, 'listening again, but its new hello is not back');
     await joined.bus.ready(PATIENT_MS);
     assert.equal(joined.bus.trusted, true);
@@ -370,16 +357,16 @@ describe('the gate bus on its NOTIFY channel', postgresOnly, () => {
 
   it('publishing before it listens tells the others without waiting for them', async (t) => {
     const peer = await peerOn(t);
-    const { joined, applied, warnings } = await joinedOn(t);
+    const { bus, applied, warnings, started } = await joinedOn(t);
     const huge: GateEvent = { kind: 'key', id: 'k'.repeat(9000) };
     // Both before its connection listens (it is being set up).
-    await Promise.all([joined.bus.publish([KEY]), joined.bus.publish([huge])]);
+    await Promise.all([bus.publish([KEY]), bus.publish([huge])]);
     assert.deepEqual(applied, [[KEY], [huge]]);
     const inv = await peer.next((m) => m.t === 'inv', 'inv');
     assert.deepEqual({ n: inv.n, e: inv.e }, { n: '-', e: [KEY] });
     assert.equal(warnings.length, 1, 'only the NOTIFY that failed');
     assert.match(String(warnings[0].msg), /^auth cache: NOTIFY failed$/);
     assert.ok(warnings[0].err);
-    await joined.started;
+    await started;
   });
 });
